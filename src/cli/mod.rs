@@ -1,0 +1,58 @@
+//! Command-line front end: argument parsing, dispatch, exit codes.
+//!
+//! Exit status: 0 all inputs handled, 1 some inputs failed (the others are still
+//! written), 2 usage or setup error. Diagnostics go to stderr, prefixed `scoresheet:`.
+
+mod cells;
+mod convert;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit status when some inputs failed but the others were handled.
+pub const EXIT_SOME_FAILED: u8 = 1;
+/// Exit status for usage or set-up errors.
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(name = "scoresheet", version, about = "Handwritten chess scoresheets to legal PGN games")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Convert a game text in English, Russian, Polish or German notation to PGN.
+    Convert(convert::ConvertArgs),
+    /// Cut the move table of each page into cell images plus an index TSV.
+    Cells(cells::CellsArgs),
+}
+
+/// Prints a one-line diagnostic on stderr, prefixed with the program name.
+pub fn diag(msg: impl std::fmt::Display) {
+    eprintln!("scoresheet: {msg}");
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Convert(args) => convert::run(args),
+        Command::Cells(args) => cells::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            diag(format!("{e:#}"));
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

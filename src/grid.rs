@@ -1,0 +1,2 @@
+//! Page -> ordered cells: finds the move table from its ruling and numbers every
+//! cell (move number, side, box on the page).

@@ -1,0 +1,184 @@
+//! Cell images -> per-cell CTC log-probabilities: the [`CellModel`] trait, the model
+//! manifest and its [`Alphabet`], and the ONNX Runtime implementation.
+//!
+//! The manifest (`models/<name>.json`, written by `training/`) is the single source of
+//! the alphabet, the input geometry and the normalisation; nothing here repeats the
+//! training code.
+
+use std::collections::HashMap;
+
+use image::GrayImage;
+
+/// CTC log-probabilities for one cell.
+///
+/// `logp` is row-major `[steps][classes]`, natural-log probabilities (each row
+/// log-sum-exps to 0); class indices follow the model's [`Alphabet`], blank included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellScores {
+    pub steps: usize,
+    pub classes: usize,
+    pub logp: Vec<f32>,
+}
+
+impl CellScores {
+    /// Wraps a row-major `[steps][classes]` matrix of log-probabilities.
+    ///
+    /// # Panics
+    /// If `logp.len() != steps * classes`.
+    pub fn new(steps: usize, classes: usize, logp: Vec<f32>) -> Self {
+        assert_eq!(logp.len(), steps * classes, "CellScores shape mismatch");
+        CellScores {
+            steps,
+            classes,
+            logp,
+        }
+    }
+
+    /// Log-probabilities of time step `t`, one per class.
+    pub fn row(&self, t: usize) -> &[f32] {
+        &self.logp[t * self.classes..(t + 1) * self.classes]
+    }
+}
+
+/// The model's output classes: one glyph per class plus the CTC blank.
+///
+/// Glyphs are canonical (see [`crate::glyph`]): text is passed through
+/// [`crate::glyph::canonical`] before it is looked up.
+#[derive(Clone, Debug)]
+pub struct Alphabet {
+    symbols: Vec<char>,
+    blank: usize,
+    index: HashMap<char, usize>,
+}
+
+impl Alphabet {
+    /// Builds an alphabet from its glyphs in class order; `blank` is the index of the
+    /// blank class, whose entry in `symbols` is ignored.
+    pub fn new(symbols: Vec<char>, blank: usize) -> Self {
+        let index = symbols
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != blank)
+            .map(|(i, &c)| (c, i))
+            .collect();
+        Alphabet {
+            symbols,
+            blank,
+            index,
+        }
+    }
+
+    /// Number of classes, blank included.
+    pub fn len(&self) -> usize {
+        self.symbols.len()
+    }
+
+    /// Always false for a usable model (an alphabet holds at least the blank).
+    pub fn is_empty(&self) -> bool {
+        self.symbols.is_empty()
+    }
+
+    /// Index of the CTC blank class.
+    pub fn blank(&self) -> usize {
+        self.blank
+    }
+
+    /// The glyph of class `i` (`None` for the blank or an index out of range).
+    pub fn symbol(&self, i: usize) -> Option<char> {
+        if i == self.blank {
+            None
+        } else {
+            self.symbols.get(i).copied()
+        }
+    }
+
+    /// Class index of a character after glyph canonicalisation.
+    pub fn class_of(&self, c: char) -> Option<usize> {
+        self.index.get(&crate::glyph::canonical(c)).copied()
+    }
+
+    /// Encodes text as class indices (spaces dropped, look-alikes canonicalised);
+    /// `None` if some glyph is not in the alphabet.
+    pub fn encode(&self, text: &str) -> Option<Vec<usize>> {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| self.class_of(c))
+            .collect()
+    }
+
+    /// Best-path (greedy) CTC decoding: argmax per step, repeats merged, blanks dropped.
+    pub fn greedy(&self, scores: &CellScores) -> String {
+        let mut out = String::new();
+        let mut prev = usize::MAX;
+        for t in 0..scores.steps {
+            let row = scores.row(t);
+            let best = row
+                .iter()
+                .enumerate()
+                .fold((0, f32::NEG_INFINITY), |acc, (i, &v)| if v > acc.1 { (i, v) } else { acc })
+                .0;
+            if best != prev && best != self.blank {
+                if let Some(c) = self.symbol(best) {
+                    out.push(c);
+                }
+            }
+            prev = best;
+        }
+        out
+    }
+}
+
+/// Reads cell images into CTC log-probabilities.
+///
+/// Implementations: [`OrtModel`] (the shipped ONNX model) and, in tests, fakes that
+/// turn a hand-written matrix into probabilities.
+pub trait CellModel {
+    /// The classes of the returned scores.
+    fn alphabet(&self) -> &Alphabet;
+
+    /// Reads a batch of grayscale cell crops (ink dark on light paper, any size),
+    /// one [`CellScores`] per cell, in order.
+    ///
+    /// # Errors
+    /// When the runtime fails on the batch.
+    fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError>;
+}
+
+/// Failures of the cell model: loading, manifest checks and inference.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("cannot read model manifest {path}: {reason}")]
+    Manifest { path: String, reason: String },
+    #[error("cannot load ONNX Runtime: {0}")]
+    Runtime(String),
+    #[error("cannot load model {path}: {reason}")]
+    Load { path: String, reason: String },
+    #[error("inference failed: {0}")]
+    Inference(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_merges_repeats_and_drops_blanks() {
+        let abc = Alphabet::new(vec!['_', 'e', '4'], 0);
+        // steps: e e _ 4 4 -> "e4"
+        let hot = |c: usize| {
+            let mut r = vec![-10.0f32; 3];
+            r[c] = 0.0;
+            r
+        };
+        let logp = [1, 1, 0, 2, 2].iter().flat_map(|&c| hot(c)).collect();
+        let scores = CellScores::new(5, 3, logp);
+        assert_eq!(abc.greedy(&scores), "e4");
+    }
+
+    #[test]
+    fn encode_canonicalises_look_alikes() {
+        let abc = Alphabet::new(vec!['_', 'K', 'f', '3'], 0);
+        assert_eq!(abc.encode("Кf3"), Some(vec![1, 2, 3]));
+        assert_eq!(abc.encode("Qf3"), None);
+    }
+}

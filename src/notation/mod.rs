@@ -1,0 +1,58 @@
+//! Moves <-> written text: every way a legal move may be written on a sheet in each
+//! supported notation, and parsing such text back to the move.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A national move notation: the piece letters and habits of one sheet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Notation {
+    /// English / FIDE: K Q R B N.
+    En,
+    /// Russian: Кр Ф Л С К, castling with zeros, `e.p.`, long form.
+    Ru,
+    /// Polish: K H W G S, `:` for captures.
+    Pl,
+    /// German: K D T L S.
+    De,
+}
+
+impl Notation {
+    /// All notations, in the order `auto` tries them.
+    pub const ALL: [Notation; 4] = [Notation::En, Notation::Ru, Notation::Pl, Notation::De];
+
+    /// The short code used on the command line and in reports (`en`, `ru`, `pl`, `de`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Notation::En => "en",
+            Notation::Ru => "ru",
+            Notation::Pl => "pl",
+            Notation::De => "de",
+        }
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A notation code that is not one of `en`, `ru`, `pl`, `de`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown notation `{0}` (expected en, ru, pl or de)")]
+pub struct UnknownNotation(pub String);
+
+impl FromStr for Notation {
+    type Err = UnknownNotation;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "en" | "english" | "fide" => Ok(Notation::En),
+            "ru" | "russian" => Ok(Notation::Ru),
+            "pl" | "polish" => Ok(Notation::Pl),
+            "de" | "german" => Ok(Notation::De),
+            _ => Err(UnknownNotation(s.to_string())),
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! Image file -> page: decode (with size limits), orientation, deskew, normalised
+//! grayscale.

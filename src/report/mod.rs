@@ -1,0 +1,1 @@
+//! Decoded sheet -> PGN text, the JSON report and the review page.
