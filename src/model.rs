@@ -9,6 +9,12 @@ use std::collections::HashMap;
 
 use image::GrayImage;
 
+mod manifest;
+mod onnx;
+
+pub use manifest::{InputSpec, Manifest, OutputSpec};
+pub use onnx::{OrtModel, RuntimeParams, embedded_model, init_runtime};
+
 /// CTC log-probabilities for one cell.
 ///
 /// `logp` is row-major `[steps][classes]`, natural-log probabilities (each row
@@ -115,7 +121,10 @@ impl Alphabet {
             let best = row
                 .iter()
                 .enumerate()
-                .fold((0, f32::NEG_INFINITY), |acc, (i, &v)| if v > acc.1 { (i, v) } else { acc })
+                .fold(
+                    (0, f32::NEG_INFINITY),
+                    |acc, (i, &v)| if v > acc.1 { (i, v) } else { acc },
+                )
                 .0;
             if best != prev && best != self.blank {
                 if let Some(c) = self.symbol(best) {

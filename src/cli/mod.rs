@@ -16,7 +16,11 @@ pub const EXIT_SOME_FAILED: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 
 #[derive(Parser, Debug)]
-#[command(name = "scoresheet", version, about = "Handwritten chess scoresheets to legal PGN games")]
+#[command(
+    name = "scoresheet",
+    version,
+    about = "Handwritten chess scoresheets to legal PGN games"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

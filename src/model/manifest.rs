@@ -1,0 +1,210 @@
+//! Manifest JSON -> checked model description: alphabet, input geometry and
+//! normalisation, tensor names, and the preprocessing of a cell crop into the model's
+//! input tensor.
+
+use std::path::Path;
+
+use image::GrayImage;
+use image::imageops::{self, FilterType};
+use serde::{Deserialize, Serialize};
+
+use super::{Alphabet, ModelError};
+
+/// The manifest written next to the `.onnx` file by `training/` (`python -m
+/// training.export`). The Rust side reads everything it needs from here.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub name: String,
+    #[serde(default)]
+    pub version: String,
+    /// File name of the ONNX graph, relative to the manifest.
+    pub onnx: String,
+    /// One string per class, in class order; the blank's entry is a placeholder.
+    pub alphabet: Vec<String>,
+    pub blank: usize,
+    pub input: InputSpec,
+    pub output: OutputSpec,
+    /// Validation split and figures recorded by training (kept as raw JSON).
+    #[serde(default)]
+    pub validation: serde_json::Value,
+    #[serde(default)]
+    pub metrics: serde_json::Value,
+}
+
+/// Input tensor: `[N, 1, height, width]` f32, NCHW.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InputSpec {
+    pub name: String,
+    #[serde(default = "default_layout_in")]
+    pub layout: String,
+    pub height: u32,
+    pub width: u32,
+    #[serde(default = "one")]
+    pub channels: u32,
+    /// Only `fit-height` is defined: scale to `height` keeping the aspect ratio, width
+    /// capped at `width` (wider crops are squashed), pasted at x = 0.
+    pub resize: String,
+    pub pad_value: f32,
+    pub scale: f32,
+    pub mean: f32,
+    pub std: f32,
+}
+
+/// Output tensor: `[N, steps, classes]` log-softmax, NTC.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OutputSpec {
+    pub name: String,
+    #[serde(default = "default_layout_out")]
+    pub layout: String,
+    #[serde(default)]
+    pub steps: usize,
+    #[serde(default = "yes")]
+    pub log_softmax: bool,
+}
+
+fn default_layout_in() -> String {
+    "NCHW".into()
+}
+fn default_layout_out() -> String {
+    "NTC".into()
+}
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+impl Manifest {
+    /// Parses and checks a manifest; `origin` names it in errors.
+    ///
+    /// # Errors
+    /// Malformed JSON, or a manifest this code cannot honour (layouts, resize policy,
+    /// alphabet entries that are not single glyphs).
+    pub fn from_json(text: &str, origin: &str) -> Result<Self, ModelError> {
+        let bad = |reason: String| ModelError::Manifest {
+            path: origin.to_string(),
+            reason,
+        };
+        let m: Manifest = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if m.input.layout != "NCHW" || m.input.channels != 1 {
+            return Err(bad(format!(
+                "unsupported input layout {} with {} channels (expected NCHW, 1)",
+                m.input.layout, m.input.channels
+            )));
+        }
+        if m.input.resize != "fit-height" {
+            return Err(bad(format!(
+                "unsupported resize policy `{}`",
+                m.input.resize
+            )));
+        }
+        if m.output.layout != "NTC" {
+            return Err(bad(format!(
+                "unsupported output layout {}",
+                m.output.layout
+            )));
+        }
+        if m.input.height == 0 || m.input.width == 0 || m.input.std == 0.0 {
+            return Err(bad("input height, width and std must be non-zero".into()));
+        }
+        if m.blank >= m.alphabet.len() {
+            return Err(bad(format!("blank index {} outside the alphabet", m.blank)));
+        }
+        for (i, s) in m.alphabet.iter().enumerate() {
+            if i != m.blank && s.chars().count() != 1 {
+                return Err(bad(format!("class {i} is `{s}`, not a single glyph")));
+            }
+        }
+        Ok(m)
+    }
+
+    /// Reads and checks a manifest file.
+    ///
+    /// # Errors
+    /// See [`Manifest::from_json`]; also when the file cannot be read.
+    pub fn load(path: &Path) -> Result<Self, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Manifest {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// The model's classes as an [`Alphabet`].
+    pub fn alphabet(&self) -> Alphabet {
+        let symbols = self
+            .alphabet
+            .iter()
+            .map(|s| s.chars().next().unwrap_or('\0'))
+            .collect();
+        Alphabet::new(symbols, self.blank)
+    }
+}
+
+impl InputSpec {
+    /// Number of f32 values of one cell's input, `height * width`.
+    pub fn cell_len(&self) -> usize {
+        (self.height * self.width) as usize
+    }
+
+    /// Writes one cell crop into `out` (length [`InputSpec::cell_len`]) as the model's
+    /// input: row-major `[height][width]` f32, `(p * scale - mean) / std` where `p` is
+    /// the 0-255 gray value (ink dark), after a `fit-height` resize (bilinear) and
+    /// right padding with `pad_value`.
+    pub fn prepare_into(&self, cell: &GrayImage, out: &mut [f32]) {
+        let (h, w) = (self.height, self.width);
+        let norm = |p: f32| (p * self.scale - self.mean) / self.std;
+        out.fill(norm(self.pad_value));
+        if cell.width() == 0 || cell.height() == 0 {
+            return;
+        }
+        let scaled_w = ((cell.width() as f32) * (h as f32) / (cell.height() as f32)).round();
+        let new_w = (scaled_w as u32).clamp(1, w);
+        let resized = imageops::resize(cell, new_w, h, FilterType::Triangle);
+        for (x, y, p) in resized.enumerate_pixels() {
+            out[(y * w + x) as usize] = norm(p.0[0] as f32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"{"name": "t", "onnx": "t.onnx", "alphabet": ["<blank>", "e", "4"],
+        "blank": 0,
+        "input": {"name": "image", "layout": "NCHW", "height": 4, "width": 8, "channels": 1,
+                  "resize": "fit-height", "pad_value": 255, "scale": 0.00392156862745098,
+                  "mean": 0.5, "std": 0.5},
+        "output": {"name": "logp", "layout": "NTC", "steps": 2, "log_softmax": true}}"#;
+
+    #[test]
+    fn manifest_parses_and_builds_alphabet() {
+        let m = Manifest::from_json(SAMPLE, "sample").unwrap();
+        let abc = m.alphabet();
+        assert_eq!(abc.len(), 3);
+        assert_eq!(abc.encode("e4"), Some(vec![1, 2]));
+    }
+
+    #[test]
+    fn manifest_rejects_multi_char_classes() {
+        let bad = SAMPLE.replace(r#""e", "4""#, r#""e", "10""#);
+        let err = Manifest::from_json(&bad, "sample").unwrap_err().to_string();
+        assert!(err.contains("class 2"), "{err}");
+    }
+
+    #[test]
+    fn prepare_pads_white_and_keeps_aspect() {
+        let m = Manifest::from_json(SAMPLE, "sample").unwrap();
+        // A 2x4 black crop: height 2 -> 4, width 4 -> 8 would be 8; use 2x2 -> 4x4.
+        let cell = GrayImage::from_pixel(2, 2, image::Luma([0]));
+        let mut out = vec![0.0; m.input.cell_len()];
+        m.input.prepare_into(&cell, &mut out);
+        // Ink (0) maps to -1, padding (255) to +1.
+        assert!((out[0] + 1.0).abs() < 1e-6);
+        assert!((out[3] + 1.0).abs() < 1e-6);
+        assert!((out[4] - 1.0).abs() < 1e-6);
+        assert!((out[7] - 1.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,307 @@
+//! Cell crops -> CTC log-probabilities with ONNX Runtime (`ort`, loaded dynamically).
+//!
+//! The runtime library is found in this order: an explicit path (`--ort-lib`),
+//! `ORT_DYLIB_PATH`, `libonnxruntime*` next to the executable, then the copy the
+//! build script fetched from PyPI (path baked in at build time).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use image::GrayImage;
+use ort::environment::Environment;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::Tensor;
+
+use super::{Alphabet, CellModel, CellScores, Manifest, ModelError};
+
+include!(concat!(env!("OUT_DIR"), "/embedded_model.rs"));
+
+/// How to start ONNX Runtime.
+#[derive(Clone, Debug)]
+pub struct RuntimeParams {
+    /// The ONNX Runtime shared library; `None` searches as the module docs say.
+    pub ort_lib: Option<PathBuf>,
+    /// Threads one session may use for one batch (intra-op).
+    pub threads: usize,
+    /// Largest batch sent to one `run` call.
+    pub max_batch: usize,
+}
+
+impl Default for RuntimeParams {
+    fn default() -> Self {
+        RuntimeParams {
+            ort_lib: None,
+            threads: 1,
+            max_batch: 128,
+        }
+    }
+}
+
+static RUNTIME: OnceLock<Result<Environment, String>> = OnceLock::new();
+
+/// Candidate paths of the ONNX Runtime library, in search order.
+fn library_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(p) = explicit {
+        out.push(p.to_path_buf());
+        return out;
+    }
+    if let Some(p) = std::env::var_os("ORT_DYLIB_PATH") {
+        out.push(PathBuf::from(p));
+        return out;
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        // Test binaries live in <profile>/deps; the library is copied to <profile>.
+        for d in [Some(dir.clone()), dir.parent().map(Path::to_path_buf)]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(entries) = std::fs::read_dir(&d) {
+                let mut found: Vec<PathBuf> = entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| is_ort_library_name(n))
+                    })
+                    .collect();
+                found.sort();
+                out.extend(found);
+            }
+        }
+    }
+    let baked = env!("SCORESHEET_ORT_DYLIB");
+    if !baked.is_empty() {
+        out.push(PathBuf::from(baked));
+    }
+    out
+}
+
+fn is_ort_library_name(name: &str) -> bool {
+    name == "onnxruntime.dll"
+        || (name.starts_with("libonnxruntime.")
+            && (name.contains(".so") || name.ends_with(".dylib")))
+}
+
+/// Loads ONNX Runtime once per process and returns its environment.
+///
+/// # Errors
+/// When no candidate library loads; the message lists what was tried and how to fix it.
+pub fn init_runtime(ort_lib: Option<&Path>) -> Result<Environment, ModelError> {
+    RUNTIME
+        .get_or_init(|| {
+            let candidates = library_candidates(ort_lib);
+            let mut tried = Vec::new();
+            for path in candidates {
+                if !path.exists() {
+                    tried.push(format!("{} (missing)", path.display()));
+                    continue;
+                }
+                match ort::init_from(&path) {
+                    Ok(builder) => {
+                        return builder
+                            .with_name("scoresheet")
+                            .build()
+                            .map_err(|e| format!("{}: {e}", path.display()));
+                    }
+                    Err(e) => tried.push(e.to_string()),
+                }
+            }
+            Err(format!(
+                "no usable ONNX Runtime library (tried: {}); rebuild with network access to PyPI, \
+                 or set ORT_DYLIB_PATH / pass --ort-lib to a libonnxruntime 1.31 or newer",
+                if tried.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    tried.join("; ")
+                }
+            ))
+        })
+        .clone()
+        .map_err(ModelError::Runtime)
+}
+
+/// The model and manifest compiled into the binary from `models/`, if the build
+/// found one: `(manifest JSON, ONNX bytes)`.
+pub fn embedded_model() -> Option<(&'static str, &'static [u8])> {
+    EMBEDDED_MODEL
+}
+
+/// The shipped CRNN cell reader running in ONNX Runtime. One session: `read` takes
+/// `&mut self`, so give each worker thread its own `OrtModel`.
+pub struct OrtModel {
+    session: Session,
+    manifest: Manifest,
+    alphabet: Alphabet,
+    max_batch: usize,
+}
+
+impl OrtModel {
+    /// Loads the model described by a manifest file (the `.onnx` sits beside it).
+    ///
+    /// # Errors
+    /// Bad manifest, missing runtime, or an ONNX file the runtime refuses.
+    pub fn from_manifest_file(path: &Path, params: &RuntimeParams) -> Result<Self, ModelError> {
+        let manifest = Manifest::load(path)?;
+        let onnx_path = path.parent().unwrap_or(Path::new(".")).join(&manifest.onnx);
+        let bytes = std::fs::read(&onnx_path).map_err(|e| ModelError::Load {
+            path: onnx_path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::from_parts(manifest, &bytes, &onnx_path.display().to_string(), params)
+    }
+
+    /// Loads the model compiled into the binary.
+    ///
+    /// # Errors
+    /// When the binary was built without a model in `models/`, or as for
+    /// [`OrtModel::from_manifest_file`].
+    pub fn embedded(params: &RuntimeParams) -> Result<Self, ModelError> {
+        let (json, bytes) = embedded_model().ok_or_else(|| ModelError::Load {
+            path: "<embedded>".into(),
+            reason: "this binary was built without a model in models/; pass --model".into(),
+        })?;
+        let manifest = Manifest::from_json(json, "<embedded manifest>")?;
+        Self::from_parts(manifest, bytes, "<embedded model>", params)
+    }
+
+    fn from_parts(
+        manifest: Manifest,
+        onnx: &[u8],
+        origin: &str,
+        params: &RuntimeParams,
+    ) -> Result<Self, ModelError> {
+        let env = init_runtime(params.ort_lib.as_deref())?;
+        let load = |e: ort::Error| ModelError::Load {
+            path: origin.to_string(),
+            reason: e.to_string(),
+        };
+        let session = Session::builder(&env)
+            .map_err(load)?
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(|e| load(e.into()))?
+            .with_intra_threads(params.threads.max(1))
+            .map_err(|e| load(e.into()))?
+            .with_inter_threads(1)
+            .map_err(|e| load(e.into()))?
+            .commit_from_memory(onnx)
+            .map_err(load)?;
+        let has = |names: Vec<&str>, want: &str| names.contains(&want);
+        let inputs: Vec<&str> = session.inputs().iter().map(|o| o.name()).collect();
+        let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
+        if !has(inputs.clone(), &manifest.input.name)
+            || !has(outputs.clone(), &manifest.output.name)
+        {
+            return Err(ModelError::Load {
+                path: origin.to_string(),
+                reason: format!(
+                    "graph has inputs {inputs:?} and outputs {outputs:?}, manifest names `{}` -> `{}`",
+                    manifest.input.name, manifest.output.name
+                ),
+            });
+        }
+        let alphabet = manifest.alphabet();
+        Ok(OrtModel {
+            session,
+            manifest,
+            alphabet,
+            max_batch: params.max_batch.max(1),
+        })
+    }
+
+    /// The manifest this model was loaded with.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Runs one batch: `cells.len() <= max_batch`.
+    fn run_batch(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+        let spec = &self.manifest.input;
+        let n = cells.len();
+        let len = spec.cell_len();
+        let mut data = vec![0f32; n * len];
+        for (cell, out) in cells.iter().zip(data.chunks_mut(len)) {
+            spec.prepare_into(cell, out);
+        }
+        let shape = [n as i64, 1, spec.height as i64, spec.width as i64];
+        let input =
+            Tensor::from_array((shape, data)).map_err(|e| ModelError::Inference(e.to_string()))?;
+        let input_name = spec.name.clone();
+        let output_name = self.manifest.output.name.clone();
+        let log_softmax = self.manifest.output.log_softmax;
+        let outputs = self
+            .session
+            .run(ort::inputs![input_name => input])
+            .map_err(|e| ModelError::Inference(e.to_string()))?;
+        let (shape, values) = outputs[output_name.as_str()]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| ModelError::Inference(e.to_string()))?;
+        let dims: Vec<i64> = shape.iter().copied().collect();
+        if dims.len() != 3 || dims[0] as usize != n || dims[2] as usize != self.alphabet.len() {
+            return Err(ModelError::Inference(format!(
+                "output shape {dims:?}, expected [{n}, T, {}]",
+                self.alphabet.len()
+            )));
+        }
+        let (steps, classes) = (dims[1] as usize, dims[2] as usize);
+        Ok(values
+            .chunks(steps * classes)
+            .map(|m| {
+                let mut logp = m.to_vec();
+                if !log_softmax {
+                    for row in logp.chunks_mut(classes) {
+                        log_softmax_in_place(row);
+                    }
+                }
+                CellScores::new(steps, classes, logp)
+            })
+            .collect())
+    }
+}
+
+fn log_softmax_in_place(row: &mut [f32]) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let lse = max + row.iter().map(|v| (v - max).exp()).sum::<f32>().ln();
+    row.iter_mut().for_each(|v| *v -= lse);
+}
+
+impl CellModel for OrtModel {
+    fn alphabet(&self) -> &Alphabet {
+        &self.alphabet
+    }
+
+    fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+        let mut out = Vec::with_capacity(cells.len());
+        for chunk in cells.chunks(self.max_batch) {
+            out.extend(self.run_batch(chunk)?);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_names_are_recognised() {
+        assert!(is_ort_library_name("libonnxruntime.so.1.31.1"));
+        assert!(is_ort_library_name("libonnxruntime.so"));
+        assert!(is_ort_library_name("libonnxruntime.1.31.1.dylib"));
+        assert!(!is_ort_library_name("libonnxruntime_providers_shared.so"));
+        assert!(!is_ort_library_name("libfoo.so"));
+    }
+
+    #[test]
+    fn log_softmax_normalises() {
+        let mut row = [1.0f32, 2.0, 3.0];
+        log_softmax_in_place(&mut row);
+        let total: f32 = row.iter().map(|v| v.exp()).sum();
+        assert!((total - 1.0).abs() < 1e-6);
+    }
+}
