@@ -1,1 +1,282 @@
 //! Decoded sheet -> PGN text, the JSON report and the review page.
+//!
+//! [`SheetReport`] is the JSON contract of `DESIGN.md` (`<stem>.json`): others script
+//! against its field names, so fields are only ever added, never renamed.
+
+mod pgn;
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use pgn::{PgnTags, to_pgn};
+
+/// One sheet's report, as written to `<stem>.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SheetReport {
+    /// The input file, as given on the command line (plus `#pageN` for multi-page TIFF).
+    pub source: String,
+    /// Notation code of the sheet (`en`, `ru`, `pl`, `de`).
+    pub notation: String,
+    /// `complete`, or `partial` when decoding stopped before the written moves ended.
+    pub status: String,
+    /// One entry per filled cell, in sheet order, plus entries for moves the decoder
+    /// assumed the player missed (those have no box).
+    pub moves: Vec<MoveReport>,
+    /// Game result when the decoded game ends in mate (`1-0`, `0-1`), else `*`.
+    #[serde(default = "unknown_result")]
+    pub result: String,
+    /// Tool and model that produced this report.
+    #[serde(default)]
+    pub producer: Producer,
+    /// Page geometry found.
+    #[serde(default)]
+    pub page: PageInfo,
+    /// Counts for a quick look.
+    #[serde(default)]
+    pub summary: Summary,
+    /// Human corrections: never overwritten by a later run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corrections: Vec<Correction>,
+}
+
+fn unknown_result() -> String {
+    "*".to_string()
+}
+
+/// What one cell says and which legal move the game had there.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct MoveReport {
+    /// Half-move number of the decoded move (1 = White's first move); `null` for a
+    /// cell that adds no move to the game (skipped as unreadable or a recording error).
+    pub ply: Option<u32>,
+    /// Move number of the sheet cell (or of the assumed move).
+    #[serde(rename = "move")]
+    pub move_number: u32,
+    /// `white` or `black`: the cell's column.
+    pub side: String,
+    /// English SAN of the decoded legal move (`null` for a skipped cell).
+    pub san: Option<String>,
+    /// The written form of that move (sheet's notation) that best explains the cell.
+    pub written: Option<String>,
+    /// What the cell says, unconstrained by legality, in English letters.
+    pub read: String,
+    /// Probability that `san` is right, in [0, 1].
+    pub confidence: f32,
+    /// True when a human should look at this cell.
+    pub review: bool,
+    /// `ok`, `review`, `skipped` (cell explains no legal move), `assumed` (a move with
+    /// no cell of its own), `locked` (set by a human).
+    #[serde(default)]
+    pub state: String,
+    /// Cell box on the (deskewed) page: `[x, y, w, h]` in pixels.
+    #[serde(rename = "box")]
+    pub bbox: Option<[u32; 4]>,
+    /// Other legal moves the decoder weighed, best first.
+    #[serde(default)]
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A runner-up move for a ply.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Alternative {
+    pub san: String,
+    pub confidence: f32,
+}
+
+/// Which program wrote the report.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Producer {
+    pub tool: String,
+    pub model: String,
+}
+
+/// Geometry of the page as found.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PageInfo {
+    pub width: u32,
+    pub height: u32,
+    pub skew_deg: f32,
+    pub rotated_180: bool,
+    pub cells: usize,
+}
+
+/// Counts over the moves.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    pub plies: usize,
+    pub flagged: usize,
+    pub skipped_cells: usize,
+    pub mean_confidence: f32,
+}
+
+/// A human correction: the move set at a ply, who set it and what was there before.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Correction {
+    /// Sheet cell the correction applies to.
+    #[serde(rename = "move")]
+    pub move_number: u32,
+    pub side: String,
+    /// The corrected move in English SAN (locked: no later run changes it).
+    pub san: String,
+    /// What the human typed.
+    pub input: String,
+    /// The move the tool had chosen before.
+    pub previous: Option<String>,
+    /// Who made it (user name or `review-page`) and when (RFC 3339, UTC).
+    pub by: String,
+    pub at: String,
+}
+
+impl SheetReport {
+    /// Recomputes [`SheetReport::summary`] from the moves.
+    pub fn summarize(&mut self) {
+        let plies: Vec<&MoveReport> = self.moves.iter().filter(|m| m.ply.is_some()).collect();
+        let mean = if plies.is_empty() {
+            0.0
+        } else {
+            plies.iter().map(|m| m.confidence).sum::<f32>() / plies.len() as f32
+        };
+        self.summary = Summary {
+            plies: plies.len(),
+            flagged: self.moves.iter().filter(|m| m.review).count(),
+            skipped_cells: self.moves.iter().filter(|m| m.ply.is_none()).count(),
+            mean_confidence: (mean * 1000.0).round() / 1000.0,
+        };
+    }
+
+    /// Pretty JSON text of the report.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serialises") + "\n"
+    }
+
+    /// Reads a report written earlier.
+    ///
+    /// # Errors
+    /// When the file cannot be read or is not a report.
+    pub fn load(path: &Path) -> Result<Self, ReportError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReportError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        serde_json::from_str(&text).map_err(|e| ReportError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// Failures reading or writing reports.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot read report {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: String, reason: String },
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed,
+/// then renamed over `path`. A reader never sees a half-written file, and an existing
+/// file survives any failure.
+///
+/// # Errors
+/// When the folder is not writable or the rename fails.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let err = |reason: String| ReportError::Write {
+        path: path.display().to_string(),
+        reason,
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| err("no file name".into()))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err(e.to_string()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trips_with_contract_field_names() {
+        let mut r = SheetReport {
+            source: "scans/r1.jpg".into(),
+            notation: "ru".into(),
+            status: "complete".into(),
+            moves: vec![MoveReport {
+                ply: Some(1),
+                move_number: 1,
+                side: "white".into(),
+                san: Some("e4".into()),
+                written: Some("e2-e4".into()),
+                read: "e2-e4".into(),
+                confidence: 0.98,
+                review: false,
+                state: "ok".into(),
+                bbox: Some([10, 20, 100, 30]),
+                alternatives: vec![Alternative {
+                    san: "e3".into(),
+                    confidence: 0.01,
+                }],
+            }],
+            ..Default::default()
+        };
+        r.summarize();
+        let text = r.to_json();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let m = &v["moves"][0];
+        for key in [
+            "ply",
+            "move",
+            "side",
+            "san",
+            "written",
+            "read",
+            "confidence",
+            "review",
+            "box",
+            "alternatives",
+        ] {
+            assert!(m.get(key).is_some(), "missing {key} in {text}");
+        }
+        assert_eq!(v["source"], "scans/r1.jpg");
+        assert_eq!(m["box"][2], 100);
+        let back: SheetReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn write_atomic_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn write_atomic_fails_cleanly_in_missing_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("missing").join("a.json");
+        let e = write_atomic(&p, b"x").unwrap_err().to_string();
+        assert!(e.contains("a.json"), "{e}");
+    }
+}

@@ -1,0 +1,197 @@
+//! Sheet report -> PGN text: Seven Tag Roster, the decoded moves, and a comment on
+//! every move flagged for review (and every skipped cell).
+
+use super::SheetReport;
+
+/// Tag values for the PGN header; unknown ones stay `?` as the PGN standard asks.
+#[derive(Clone, Debug)]
+pub struct PgnTags {
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+}
+
+impl Default for PgnTags {
+    fn default() -> Self {
+        PgnTags {
+            event: "?".into(),
+            site: "?".into(),
+            date: "????.??.??".into(),
+            round: "?".into(),
+            white: "?".into(),
+            black: "?".into(),
+        }
+    }
+}
+
+/// A tag value with `\` and `"` escaped as the PGN standard says.
+fn tag_value(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Comment text that cannot end the comment early: braces become parentheses.
+fn comment_text(s: &str) -> String {
+    s.replace('{', "(").replace('}', ")")
+}
+
+/// Renders the report as one PGN game (ends with a blank line).
+pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
+    let mut out = String::new();
+    let header = [
+        ("Event", tags.event.as_str()),
+        ("Site", tags.site.as_str()),
+        ("Date", tags.date.as_str()),
+        ("Round", tags.round.as_str()),
+        ("White", tags.white.as_str()),
+        ("Black", tags.black.as_str()),
+        ("Result", report.result.as_str()),
+        ("Annotator", tool),
+        ("Source", report.source.as_str()),
+    ];
+    for (k, v) in header {
+        out.push_str(&format!("[{k} \"{}\"]\n", tag_value(v)));
+    }
+    if !report.notation.is_empty() {
+        out.push_str(&format!("[Notation \"{}\"]\n", tag_value(&report.notation)));
+    }
+    out.push('\n');
+
+    let mut tokens: Vec<String> = Vec::new();
+    let mut need_number = true;
+    for m in &report.moves {
+        let (Some(ply), Some(san)) = (m.ply, m.san.as_deref()) else {
+            tokens.push(format!(
+                "{{cell {} {} skipped: reads \"{}\"}}",
+                m.move_number,
+                m.side,
+                comment_text(&m.read)
+            ));
+            need_number = true;
+            continue;
+        };
+        let number = ply.div_ceil(2);
+        if ply % 2 == 1 {
+            tokens.push(format!("{number}."));
+        } else if need_number {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(san.to_string());
+        need_number = false;
+        if m.review {
+            let mut note = format!("review: confidence {:.2}", m.confidence);
+            if m.state == "assumed" {
+                note.push_str(", no cell: move assumed");
+            } else if m.read != m.written.clone().unwrap_or_default() {
+                note.push_str(&format!(", cell reads \"{}\"", comment_text(&m.read)));
+            }
+            if let Some(alt) = m.alternatives.first() {
+                note.push_str(&format!(", or {} {:.2}", alt.san, alt.confidence));
+            }
+            tokens.push(format!("{{{}}}", comment_text(&note)));
+            need_number = true;
+        }
+    }
+    tokens.push(report.result.clone());
+
+    let mut line = String::new();
+    for t in tokens {
+        if !line.is_empty() && line.len() + 1 + t.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&t);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Alternative, MoveReport};
+    use super::*;
+
+    fn mv(ply: Option<u32>, san: Option<&str>, review: bool) -> MoveReport {
+        MoveReport {
+            ply,
+            move_number: ply.map_or(2, |p| p.div_ceil(2)),
+            side: if ply.unwrap_or(1) % 2 == 1 {
+                "white"
+            } else {
+                "black"
+            }
+            .into(),
+            san: san.map(str::to_string),
+            written: san.map(str::to_string),
+            read: "N}f3".into(),
+            confidence: 0.4,
+            review,
+            state: if review { "review" } else { "ok" }.into(),
+            bbox: None,
+            alternatives: vec![Alternative {
+                san: "Nc3".into(),
+                confidence: 0.3,
+            }],
+        }
+    }
+
+    #[test]
+    fn pgn_has_roster_numbers_and_safe_comments() {
+        let report = SheetReport {
+            source: "a \"b\".jpg".into(),
+            notation: "en".into(),
+            result: "*".into(),
+            moves: vec![
+                mv(Some(1), Some("e4"), false),
+                mv(Some(2), Some("e5"), true),
+                mv(None, None, true),
+                mv(Some(3), Some("Nf3"), false),
+                mv(Some(4), Some("Nc6"), false),
+            ],
+            ..Default::default()
+        };
+        let pgn = to_pgn(&report, &PgnTags::default(), "scoresheet 0.1.0");
+        assert!(pgn.contains("[Source \"a \\\"b\\\".jpg\"]"), "{pgn}");
+        assert!(pgn.contains("[Date \"????.??.??\"]"));
+        let body = pgn.split("\n\n").nth(1).unwrap();
+        assert!(
+            body.starts_with("1. e4 e5 {review: confidence 0.40, cell reads \"N)f3\""),
+            "{body}"
+        );
+        assert!(body.contains("} 2. Nf3 Nc6 *"), "{body}");
+        // Every comment closes before the next opens.
+        let mut depth = 0;
+        for c in body.chars() {
+            match c {
+                '{' => {
+                    assert_eq!(depth, 0);
+                    depth += 1
+                }
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        assert_eq!(depth, 0);
+    }
+
+    #[test]
+    fn black_move_after_comment_gets_ellipsis_number() {
+        let report = SheetReport {
+            result: "*".into(),
+            moves: vec![
+                mv(Some(1), Some("d4"), true),
+                mv(Some(2), Some("d5"), false),
+            ],
+            ..Default::default()
+        };
+        let pgn = to_pgn(&report, &PgnTags::default(), "t");
+        assert!(pgn.contains("} 1... d5 *"), "{pgn}");
+    }
+}
