@@ -5,6 +5,7 @@
 
 mod cells;
 mod convert;
+mod inputs;
 
 use std::process::ExitCode;
 
