@@ -76,6 +76,67 @@ impl MoveShape {
     }
 }
 
+impl MoveShape {
+    /// The shapes of all `moves` (the legal moves of `pos`, as returned by
+    /// `pos.legal_moves()`), in order: the same as [`MoveShape::new`] for each, with
+    /// the disambiguation worked out once for the whole list.
+    pub fn all(pos: &Chess, moves: &[Move]) -> Vec<MoveShape> {
+        let turn = pos.turn();
+        moves
+            .iter()
+            .map(|&m| {
+                let from = m.from().expect("chess moves have an origin");
+                let castle = m.castling_side();
+                let (mut need_file, mut need_rank) = (false, false);
+                if let Move::Normal {
+                    role,
+                    to,
+                    promotion,
+                    ..
+                } = m
+                    && role != Role::Pawn
+                {
+                    let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+                    for other in moves {
+                        if let Move::Normal {
+                            role: r,
+                            from: f,
+                            to: t,
+                            promotion: p,
+                            ..
+                        } = *other
+                            && r == role
+                            && t == to
+                            && p == promotion
+                            && f != from
+                        {
+                            ambiguous = true;
+                            same_rank |= f.rank() == from.rank();
+                            same_file |= f.file() == from.file();
+                        }
+                    }
+                    need_file = ambiguous && (!same_file || same_rank);
+                    need_rank = same_file;
+                }
+                MoveShape {
+                    role: m.role(),
+                    from,
+                    to: match castle {
+                        Some(side) => side.king_to(turn),
+                        None => m.to(),
+                    },
+                    capture: m.is_capture(),
+                    en_passant: m.is_en_passant(),
+                    promotion: m.promotion(),
+                    castle,
+                    need_file,
+                    need_rank,
+                }
+            })
+            .collect()
+    }
+}
+
 /// How a body is written: used to order forms and to sample realistic ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Style {
@@ -169,17 +230,34 @@ fn push_square(s: &mut String, sq: Square) {
 /// duplicates (in the given script).
 pub fn bodies(shape: &MoveShape, n: Notation, script: Script) -> Vec<Body> {
     let mut out: Vec<Body> = Vec::with_capacity(16);
-    let mut add = |text: String, style: Style, mark: Mark, ep_suffix: bool, promo_eq: bool| {
-        if !out.iter().any(|b| b.text == text) {
-            out.push(Body {
-                text,
-                style,
-                mark,
-                ep_suffix,
-                promo_eq,
-            });
-        }
-    };
+    for_each_body(
+        shape,
+        n,
+        script,
+        &mut |text, style, mark, ep_suffix, promo_eq| {
+            if !out.iter().any(|b| b.text == text) {
+                out.push(Body {
+                    text: text.to_string(),
+                    style,
+                    mark,
+                    ep_suffix,
+                    promo_eq,
+                });
+            }
+        },
+    );
+    out
+}
+
+/// Calls `f(text, style, mark, ep_suffix, promo_eq)` for every written body of a move
+/// with this shape, the most typical first; the same text may come more than once.
+/// (The allocation-free core of [`bodies`].)
+pub fn for_each_body(
+    shape: &MoveShape,
+    n: Notation,
+    script: Script,
+    f: &mut dyn FnMut(&str, Style, Mark, bool, bool),
+) {
     if let Some(side) = shape.castle {
         let (letters, zeros) = match side {
             CastlingSide::KingSide => ("O-O", "0-0"),
@@ -191,9 +269,9 @@ pub fn bodies(shape: &MoveShape, n: Notation, script: Script) -> Vec<Body> {
             [zeros, letters]
         };
         for text in order {
-            add(text.to_string(), Style::Castle, Mark::Dash, false, false);
+            f(text, Style::Castle, Mark::Dash, false, false);
         }
-        return out;
+        return;
     }
 
     let letter = piece_letter(n, shape.role, script);
@@ -204,22 +282,27 @@ pub fn bodies(shape: &MoveShape, n: Notation, script: Script) -> Vec<Body> {
     };
     // (origin file, origin rank, style), typical first.
     let minimal = (shape.need_file, shape.need_rank);
-    let mut origins: Vec<(bool, bool, Style)> = Vec::with_capacity(5);
+    let mut origins: [(bool, bool, Style); 5] = [(false, false, Style::Short); 5];
+    let mut count = 0;
+    let mut push = |o: (bool, bool, Style)| {
+        origins[count] = o;
+        count += 1;
+    };
     if shape.role == Role::Pawn {
-        origins.push((shape.capture, false, Style::Short));
-        origins.push((true, true, Style::Long));
+        push((shape.capture, false, Style::Short));
+        push((true, true, Style::Long));
     } else {
-        origins.push((minimal.0, minimal.1, Style::Short));
+        push((minimal.0, minimal.1, Style::Short));
         for o in [(true, false), (false, true)] {
             if o != minimal && (o.0 || !minimal.0) && (o.1 || !minimal.1) {
-                origins.push((o.0, o.1, Style::Over));
+                push((o.0, o.1, Style::Over));
             }
         }
         if minimal != (true, true) {
-            origins.push((true, true, Style::Long));
+            push((true, true, Style::Long));
         }
         if minimal != (false, false) {
-            origins.push((false, false, Style::Under));
+            push((false, false, Style::Under));
         }
     }
     let promos: &[bool] = match (shape.promotion, n) {
@@ -233,15 +316,17 @@ pub fn bodies(shape: &MoveShape, n: Notation, script: Script) -> Vec<Body> {
         &[""]
     };
 
-    for &(file, rank, style) in &origins {
-        let mut style_marks: Vec<Mark> = marks.to_vec();
-        if style == Style::Long {
-            style_marks.push(Mark::Dash);
-        }
-        for &mark in &style_marks {
+    let mut s = String::with_capacity(16);
+    for &(file, rank, style) in &origins[..count] {
+        let dash: &[Mark] = if style == Style::Long {
+            &[Mark::Dash]
+        } else {
+            &[]
+        };
+        for &mark in marks.iter().chain(dash) {
             for &promo_eq in promos {
                 for &ep in eps {
-                    let mut s = String::with_capacity(12);
+                    s.clear();
                     s.push_str(letter);
                     if file {
                         s.push(shape.from.file().char());
@@ -261,12 +346,11 @@ pub fn bodies(shape: &MoveShape, n: Notation, script: Script) -> Vec<Body> {
                         Script::Display => s.push_str(ep),
                         Script::Glyph => s.extend(ep.chars().filter(|c| !c.is_whitespace())),
                     }
-                    add(s, style, mark, !ep.is_empty(), promo_eq);
+                    f(&s, style, mark, !ep.is_empty(), promo_eq);
                 }
             }
         }
     }
-    out
 }
 
 /// One complete written form: body plus check mark.
@@ -404,6 +488,23 @@ mod tests {
                 forms.contains(&want.to_string()),
                 "{want} missing from {forms:?}"
             );
+        }
+    }
+
+    #[test]
+    fn shapes_in_bulk_match_one_by_one() {
+        for fen in [
+            "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1",
+            "4k3/8/8/8/2N1N3/8/8/2N1NK2 w - - 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "7k/1Q1Q4/8/1Q6/8/8/8/4K3 w - - 0 1",
+        ] {
+            let p = pos(fen);
+            let moves = p.legal_moves();
+            let bulk = MoveShape::all(&p, &moves);
+            for (m, shape) in moves.iter().zip(&bulk) {
+                assert_eq!(*shape, MoveShape::new(&p, *m), "{fen}: {m}");
+            }
         }
     }
 
