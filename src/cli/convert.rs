@@ -1,10 +1,77 @@
-//! `scoresheet convert`: game text in any supported notation -> PGN.
+//! `scoresheet convert`: game text in any supported notation (file or stdin) -> PGN on
+//! stdout.
 
+use std::io::Read;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args, Debug)]
-pub struct ConvertArgs {}
+use anyhow::Context;
 
-pub fn run(_args: ConvertArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("convert is not implemented yet")
+use crate::cli::{EXIT_SOME_FAILED, diag};
+use scoresheet::notation::{Notation, replay, replay_auto, split_game, write_pgn};
+
+#[derive(clap::Args, Debug)]
+pub struct ConvertArgs {
+    /// Game text file (`-` or nothing: standard input).
+    pub input: Option<PathBuf>,
+    /// Notation of the text: auto, en, ru, pl or de.
+    #[arg(long, default_value = "auto", value_parser = parse_notation)]
+    pub notation: NotationChoice,
+}
+
+/// `--notation`: detect it, or a fixed notation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotationChoice {
+    Auto,
+    Fixed(Notation),
+}
+
+fn parse_notation(s: &str) -> Result<NotationChoice, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        Ok(NotationChoice::Auto)
+    } else {
+        s.parse::<Notation>()
+            .map(NotationChoice::Fixed)
+            .map_err(|e| e.to_string())
+    }
+}
+
+pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
+    let (name, text) = match args.input.as_deref() {
+        None => ("<stdin>".to_string(), read_stdin()?),
+        Some(p) if p.as_os_str() == "-" => ("<stdin>".to_string(), read_stdin()?),
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+    };
+    let game = split_game(&text);
+    let replayed = match args.notation {
+        NotationChoice::Fixed(n) => replay(&game, n).map(|moves| (n, moves)),
+        NotationChoice::Auto => replay_auto(&game),
+    };
+    match replayed {
+        Ok((_, moves)) => {
+            let result = game.result.as_deref().unwrap_or("*");
+            let result = if result == "½-½" || result == "0.5-0.5" {
+                "1/2-1/2"
+            } else {
+                result
+            };
+            print!("{}", write_pgn(&[], &moves, result));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            diag(format!("{name}: {e}"));
+            Ok(ExitCode::from(EXIT_SOME_FAILED))
+        }
+    }
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut s = String::new();
+    std::io::stdin()
+        .read_to_string(&mut s)
+        .context("cannot read standard input")?;
+    Ok(s)
 }

@@ -1,2 +1,313 @@
 //! Per-cell CTC scores -> the most plausible legal game: CTC scoring of written
-//! forms, a beam search over positions, confidences and review flags.
+//! forms ([`CellScorer`]), a beam search over legal positions with escapes for cells
+//! that no legal move explains, confidences and review flags ([`Decoder`]), and a fake
+//! writer that turns real games into sheets of CTC scores for tests ([`simulate`]).
+//!
+//! The decoder reads the cells in sheet order (1. White, 1. Black, 2. White, ...).
+//! At every cell each beam entry may:
+//! - *read* a legal move: score = CTC log-likelihood of the move's written forms in
+//!   the sheet's notation, relative to the cell's best path (a clean read scores
+//!   about the cell's total mass, [`CellScorer::total_mass`]);
+//! - *replace* the cell by a legal move the cell does not show (a player's recording
+//!   error or a misread): total mass minus `replace_penalty`, shared among the legal
+//!   moves (minus the log of their number);
+//! - *skip* the cell (a crossed-out cell, a shifted row): total mass minus
+//!   `skip_penalty`, or skip it as a *duplicate* of the move before: that move's
+//!   score minus `duplicate_penalty`;
+//! - *assume* a move the player did not write before reading this cell, at
+//!   `insert_penalty` shared among the legal moves.
+//!
+//! Output moves are legal by construction.
+
+mod beam;
+mod ctc;
+mod evidence;
+mod expand;
+mod explain;
+pub mod simulate;
+mod state;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use shakmaty::{Chess, Color, Move};
+
+use crate::model::{Alphabet, CellScores};
+use crate::notation::Notation;
+
+pub use ctc::{CellScorer, MIN_SCORE};
+
+/// A prior over moves, added to the cell evidence (e.g. from an opening book or an
+/// engine). Scores are natural-log weights; 0 is neutral.
+pub trait MovePrior: Send + Sync {
+    /// Log-weight of legal move `m` in `pos`.
+    fn log_prior(&self, pos: &Chess, m: &Move) -> f32;
+}
+
+/// How the decoder searches and when it asks for review.
+#[derive(Clone)]
+pub struct DecodeParams {
+    /// Partial games kept after each cell.
+    pub beam_width: usize,
+    /// The sheet's notation; `None` detects it (the notation whose best game explains
+    /// the sheet best).
+    pub notation: Option<Notation>,
+    /// A glyph's log-probability in a frame counts as at least this many nats below
+    /// the frame's best (readers are overconfident: one misread glyph must not rule a
+    /// move out).
+    pub read_floor: f32,
+    /// Cost (nats) of skipping a cell that is not blank.
+    pub skip_penalty: f32,
+    /// Cost of skipping a blank cell inside the game (a shifted row).
+    pub blank_penalty: f32,
+    /// Cost of skipping a cell that repeats the move before it.
+    pub duplicate_penalty: f32,
+    /// Cost of playing a move the cell does not show.
+    pub replace_penalty: f32,
+    /// Weight of the cell evidence for a replaced move: a replaced move scores
+    /// `replace_temper` times its reading on top of the replace cost, so that a move
+    /// the cell nearly shows is the likelier replacement.
+    pub replace_temper: f32,
+    /// Cost of a move the player did not write at all.
+    pub insert_penalty: f32,
+    /// A beam entry considers an unwritten move before a cell only when no legal move
+    /// explains the cell better than `-insert_gate` nats.
+    pub insert_gate: f32,
+    /// At most this many beam entries (the best ones) consider unwritten moves per cell.
+    pub insert_parents: usize,
+    /// Share of the beam that replaced or assumed moves may take (they come in
+    /// dozens of equally likely variants and would crowd out real alternatives).
+    pub escape_share: f32,
+    /// At most this many moves read from a cell per beam entry (the best ones): a
+    /// cell rarely supports more than a few, the rest are noise-level floods.
+    pub reads_per_parent: usize,
+    /// At most this many replaced moves, and this many assumed ones, per beam entry
+    /// and cell (the ones the cell comes closest to showing).
+    pub escapes_per_parent: usize,
+    /// The beam keeps, for each of this many recent cells (at most 8) and each move
+    /// some line played there, the best such line ...
+    pub diversity_window: usize,
+    /// ... when it is within this many nats of the best line ...
+    pub diversity_margin: f32,
+    /// ... and up to this many such lines (each the best child of its beam entry).
+    pub diversity_keep: usize,
+    /// A move whose confidence is below this is flagged for review.
+    pub review_below: f32,
+    /// Confidence of a cell is measured this many cells later, so that the cells
+    /// right after it have their say.
+    pub lookahead: usize,
+    /// Cells fixed by a human: cell index -> English SAN. The decoder plays exactly
+    /// that move there and re-decodes everything around it.
+    pub locked: BTreeMap<usize, String>,
+    /// Optional move prior; `None` weighs all legal moves alike.
+    pub prior: Option<Arc<dyn MovePrior>>,
+    /// Beam width of the first pass that compares notations when `notation` is `None`.
+    pub auto_beam_width: usize,
+    /// Notations whose first-pass score is within this many nats of the best are
+    /// decoded in full before choosing.
+    pub auto_margin: f32,
+}
+
+impl Default for DecodeParams {
+    fn default() -> Self {
+        DecodeParams {
+            beam_width: 64,
+            notation: None,
+            read_floor: ctc::DEFAULT_FLOOR,
+            skip_penalty: 10.0,
+            blank_penalty: 2.0,
+            duplicate_penalty: 3.5,
+            replace_penalty: 3.5,
+            replace_temper: 0.3,
+            insert_penalty: 4.5,
+            insert_gate: 2.0,
+            insert_parents: 4,
+            escape_share: 0.5,
+            reads_per_parent: 4,
+            escapes_per_parent: 4,
+            diversity_window: 8,
+            diversity_margin: 15.0,
+            diversity_keep: 3,
+            review_below: 0.8,
+            lookahead: 1,
+            locked: BTreeMap::new(),
+            prior: None,
+            auto_beam_width: 8,
+            auto_margin: 10.0,
+        }
+    }
+}
+
+impl fmt::Debug for DecodeParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeParams")
+            .field("beam_width", &self.beam_width)
+            .field("notation", &self.notation)
+            .field("read_floor", &self.read_floor)
+            .field("skip_penalty", &self.skip_penalty)
+            .field("blank_penalty", &self.blank_penalty)
+            .field("duplicate_penalty", &self.duplicate_penalty)
+            .field("replace_penalty", &self.replace_penalty)
+            .field("replace_temper", &self.replace_temper)
+            .field("insert_penalty", &self.insert_penalty)
+            .field("insert_gate", &self.insert_gate)
+            .field("insert_parents", &self.insert_parents)
+            .field("escape_share", &self.escape_share)
+            .field("reads_per_parent", &self.reads_per_parent)
+            .field("escapes_per_parent", &self.escapes_per_parent)
+            .field("diversity_window", &self.diversity_window)
+            .field("diversity_margin", &self.diversity_margin)
+            .field("diversity_keep", &self.diversity_keep)
+            .field("review_below", &self.review_below)
+            .field("lookahead", &self.lookahead)
+            .field("locked", &self.locked)
+            .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
+            .field("auto_beam_width", &self.auto_beam_width)
+            .field("auto_margin", &self.auto_margin)
+            .finish()
+    }
+}
+
+/// What the decoder made of one cell (or of a move with no cell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// The cell shows the move.
+    Read,
+    /// The game had this move here but the cell does not show it (a recording error
+    /// or a misread): flagged.
+    Replaced,
+    /// The cell adds no move (unreadable, crossed out, a shifted row): flagged.
+    Skipped,
+    /// The cell repeats the move before it and adds no move: flagged.
+    Duplicate,
+    /// A move the player did not write (no cell): flagged.
+    Assumed,
+    /// The move a human fixed for this cell.
+    Locked,
+}
+
+/// A runner-up for an entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alternative {
+    /// English SAN (long algebraic when the move comes from another line).
+    pub san: String,
+    pub confidence: f32,
+}
+
+/// One cell of the sheet, or one move with no cell, in sheet order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// Sheet cell index (0 = 1. White, 1 = 1. Black, ...); `None` for an assumed move.
+    pub cell: Option<usize>,
+    /// Index of the decoded move in the game (0 = White's first); `None` when the cell
+    /// adds no move.
+    pub ply: Option<usize>,
+    pub kind: EntryKind,
+    /// English SAN (with `+`/`#`) of the decoded legal move.
+    pub san: Option<String>,
+    /// The written form of that move (sheet notation, real letters) that best explains
+    /// the cell; `None` when the cell does not show the move.
+    pub written: Option<String>,
+    /// What the cell reads, unconstrained by legality, in English letters.
+    pub read: String,
+    /// Posterior probability of this entry's move (or of the skip) among the beam's
+    /// alternatives for this cell, in [0, 1].
+    pub confidence: f32,
+    /// A human should look at this entry.
+    pub review: bool,
+    /// Cell evidence for the chosen move (relative nats; 0 = read cleanly).
+    pub evidence: f32,
+    /// Other legal moves weighed here, best first.
+    pub alternatives: Vec<Alternative>,
+}
+
+impl Entry {
+    /// Move number and side of the entry's sheet cell.
+    pub fn sheet_move(&self) -> Option<(u32, Color)> {
+        self.cell.map(cell_move)
+    }
+}
+
+/// Move number and side (column) of sheet cell `cell`.
+pub fn cell_move(cell: usize) -> (u32, Color) {
+    let side = if cell.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    ((cell / 2 + 1) as u32, side)
+}
+
+/// Whether the decoder used every written cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameStatus {
+    Complete,
+    /// Decoding stopped before the written moves ended (cells after the game's last
+    /// move were skipped, or there is ink after the blank cells that end the game).
+    Partial,
+}
+
+/// A decoded sheet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodedSheet {
+    pub notation: Notation,
+    pub status: GameStatus,
+    /// The game, legal from the initial position.
+    pub moves: Vec<Move>,
+    /// One entry per cell up to the end of the game, plus one per assumed move.
+    pub entries: Vec<Entry>,
+    /// Cells up to the end of the game (the blank cells that end it excluded).
+    pub cells_used: usize,
+    /// Log-likelihood of the cells under the decoded game, escape penalties included.
+    pub log_likelihood: f64,
+    /// Score of the best game found in each notation tried (relative nats).
+    pub notation_scores: Vec<(Notation, f64)>,
+    /// Locked cells whose move no line of the search could play (ignored).
+    pub lock_conflicts: Vec<usize>,
+}
+
+impl DecodedSheet {
+    /// The game in English SAN with check marks.
+    pub fn sans(&self) -> Vec<String> {
+        self.entries.iter().filter_map(|e| e.san.clone()).collect()
+    }
+
+    /// The entry of sheet cell `cell`.
+    pub fn entry_for_cell(&self, cell: usize) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.cell == Some(cell))
+    }
+}
+
+/// Decodes sheets with a fixed alphabet and parameters.
+pub struct Decoder {
+    alphabet: Alphabet,
+    params: DecodeParams,
+}
+
+impl Decoder {
+    pub fn new(alphabet: &Alphabet, params: DecodeParams) -> Decoder {
+        Decoder {
+            alphabet: alphabet.clone(),
+            params,
+        }
+    }
+
+    pub fn params(&self) -> &DecodeParams {
+        &self.params
+    }
+
+    /// Decodes one sheet: one [`CellScores`] per cell, in sheet order.
+    pub fn decode(&self, cells: &[CellScores]) -> DecodedSheet {
+        let copies: Vec<&[CellScores]> = cells.iter().map(std::slice::from_ref).collect();
+        beam::decode(&self.alphabet, &self.params, &copies)
+    }
+
+    /// Decodes a sheet whose cells carry several readings of the same written move
+    /// (e.g. White's and Black's copies of one game): each cell's evidence is the sum
+    /// of its copies' log-likelihoods.
+    pub fn decode_copies(&self, cells: &[Vec<CellScores>]) -> DecodedSheet {
+        let copies: Vec<&[CellScores]> = cells.iter().map(Vec::as_slice).collect();
+        beam::decode(&self.alphabet, &self.params, &copies)
+    }
+}

@@ -1,5 +1,29 @@
 //! Moves <-> written text: every way a legal move may be written on a sheet in each
 //! supported notation, and parsing such text back to the move.
+//!
+//! - [`forms`] / [`written_forms`]: all written forms of a legal move; [`render`]: the
+//!   natural display form with real letters.
+//! - [`parse_move`]: any written form (mixed scripts, marks) back to the legal move.
+//! - [`split_game`], [`replay`], [`replay_auto`]: a whole game text to moves.
+//! - [`read_pgn`], [`write_pgn`]: PGN files in and out.
+//! - [`Habits`], [`write_move`]: what a particular player writes, for synthetic data.
+
+mod forms;
+mod game;
+mod letters;
+mod parse;
+mod pgn;
+mod sample;
+
+pub use forms::{
+    ANNOTATIONS, Body, Check, Form, Mark, MoveShape, Style, bodies, check_marks, for_each_body,
+    forms, render, written_forms,
+};
+pub use game::{GameText, GameTextError, WrittenPly, replay, replay_auto, split_game};
+pub use letters::{Script, piece_letter, transliterate};
+pub use parse::{MoveTextError, Written, parse_move, read_written};
+pub use pgn::{PgnError, PgnGame, read_pgn, read_pgn_dir, write_pgn};
+pub use sample::{Habits, Rng, write_move};
 
 use std::fmt;
 use std::str::FromStr;

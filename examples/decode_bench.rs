@@ -1,0 +1,157 @@
+//! Real games -> decoding figures: simulated sheets (`scoresheet::decode::simulate`)
+//! decoded at beam widths 8 and 64; prints ms per 120-cell sheet and ply accuracy
+//! under clean reading, 10% glyph confusion, and 10% confusion plus 3% player
+//! mistakes, with the notation given and detected.
+//!
+//! Usage: `cargo run --release --example decode_bench -- [games_dir] [--sheets N]
+//! [--widths 8,64] [--fixed-only] [--skip X] [--replace X] [--duplicate X] [--insert X]
+//! [--escapes N] [--share X]` (the last ones override `DecodeParams` for tuning).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use scoresheet::decode::simulate::{
+    Mistake, Mistakes, NoiseModel, SheetScore, SimSheet, Simulator, model_alphabet, score,
+};
+use scoresheet::decode::{DecodeParams, Decoder};
+use scoresheet::notation::{Habits, Notation, Rng, read_pgn_dir};
+use shakmaty::Move;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/games");
+    let mut sheets = 100usize;
+    let mut widths = vec![8usize, 64];
+    let mut fixed_only = false;
+    let mut kind: Option<usize> = None;
+    let mut base = DecodeParams::default();
+    let mut it = args.iter();
+    let num = |v: Option<&String>, name: &str| -> f32 {
+        v.and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{name} needs a number"))
+    };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--sheets" => sheets = num(it.next(), a) as usize,
+            "--widths" => {
+                widths = it
+                    .next()
+                    .expect("--widths 8,64")
+                    .split(',')
+                    .map(|w| w.parse().expect("width"))
+                    .collect()
+            }
+            "--fixed-only" => fixed_only = true,
+            "--kind" => kind = Some(num(it.next(), a) as usize),
+            "--skip" => base.skip_penalty = num(it.next(), a),
+            "--floor" => base.read_floor = num(it.next(), a),
+            "--gate" => base.insert_gate = num(it.next(), a),
+            "--keep" => base.diversity_keep = num(it.next(), a) as usize,
+            "--reads" => base.reads_per_parent = num(it.next(), a) as usize,
+            "--temper" => base.replace_temper = num(it.next(), a),
+            "--window" => base.diversity_window = num(it.next(), a) as usize,
+            "--margin" => base.diversity_margin = num(it.next(), a),
+            "--replace" => base.replace_penalty = num(it.next(), a),
+            "--duplicate" => base.duplicate_penalty = num(it.next(), a),
+            "--insert" => base.insert_penalty = num(it.next(), a),
+            "--escapes" => base.escapes_per_parent = num(it.next(), a) as usize,
+            "--share" => base.escape_share = num(it.next(), a),
+            other => dir = PathBuf::from(other),
+        }
+    }
+    let games = read_pgn_dir(&dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+    let long: Vec<Vec<Move>> = games
+        .iter()
+        .filter(|g| g.moves.len() >= 120)
+        .map(|g| g.moves.clone())
+        .collect();
+    let step = (long.len() / sheets).max(1);
+    let chosen: Vec<&Vec<Move>> = long.iter().step_by(step).take(sheets).collect();
+    println!(
+        "{} games with >= 120 plies; {} sheets of 120 cells (+2 blank), notations in turn",
+        long.len(),
+        chosen.len()
+    );
+    println!("{base:?}");
+
+    let alphabet = model_alphabet();
+    let configs = [
+        (
+            "clean",
+            NoiseModel {
+                confusion: 0.0,
+                drop_mark: 0.0,
+                ..NoiseModel::default()
+            },
+            0.0,
+        ),
+        ("10% confusion", NoiseModel::default(), 0.0),
+        ("10% conf + 3% mistakes", NoiseModel::default(), 0.03),
+    ];
+    for (name, noise, rate) in configs {
+        let mut mistakes = Mistakes::at(rate);
+        if let Some(k) = kind {
+            mistakes.kinds = vec![Mistake::ALL[k]];
+        }
+        let sim = Simulator::new(&alphabet, noise, mistakes);
+        let mut rng = Rng::new(2024);
+        let sims: Vec<SimSheet> = chosen
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let habits = Habits::sample(Notation::ALL[i % 4], &mut rng);
+                sim.sheet(g, 120, &habits, 2, &mut rng)
+            })
+            .collect();
+        for &width in &widths {
+            for auto in [false, true] {
+                if auto && fixed_only {
+                    continue;
+                }
+                run(name, width, auto, &base, &alphabet, &sims);
+            }
+        }
+    }
+}
+
+fn run(
+    name: &str,
+    width: usize,
+    auto: bool,
+    base: &DecodeParams,
+    alphabet: &scoresheet::model::Alphabet,
+    sims: &[SimSheet],
+) {
+    let mut total = SheetScore::default();
+    let mut ms = Vec::new();
+    let mut notation_right = 0;
+    for s in sims {
+        let params = DecodeParams {
+            beam_width: width,
+            notation: (!auto).then_some(s.notation),
+            ..base.clone()
+        };
+        let decoder = Decoder::new(alphabet, params);
+        let t0 = Instant::now();
+        let decoded = decoder.decode(&s.cells);
+        ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        total.add(&score(s, &decoded));
+        notation_right += usize::from(decoded.notation == s.notation);
+    }
+    ms.sort_by(f64::total_cmp);
+    let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+    println!(
+        "{name:23} width {width:3} {:5}: {mean:6.1} ms/sheet (median {:6.1}, max {:6.1}); plies right {:6.2}% ({}/{}); spoiled flagged {}/{}; flagged {:4.1}%; notation right {}/{}",
+        if auto { "auto" } else { "fixed" },
+        ms[ms.len() / 2],
+        ms[ms.len() - 1],
+        100.0 * total.accuracy(),
+        total.plies_right,
+        total.plies,
+        total.spoiled_flagged,
+        total.spoiled,
+        100.0 * total.flagged as f64 / total.plies.max(1) as f64,
+        notation_right,
+        sims.len(),
+    );
+}

@@ -1,0 +1,275 @@
+//! Cells' evidence -> the best legal game: the beam search over positions (read,
+//! replace, skip, duplicate and assume steps), notation detection, and the trace of
+//! candidates the confidences are computed from.
+
+use std::collections::{HashMap, HashSet};
+
+use shakmaty::Move;
+
+use super::ctc::{ClassTable, FxBuild};
+use super::evidence::{Evidence, Workspace};
+use super::explain::explain;
+use super::state::{Builder, Cand, Hist, Hyp, Node, Recorded, WINDOW, act_key};
+use super::{DecodeParams, DecodedSheet, GameStatus};
+use crate::model::{Alphabet, CellScores};
+use crate::notation::Notation;
+
+/// Everything a search leaves for [`explain`].
+pub(crate) struct Trace {
+    pub hist: Vec<Hist>,
+    /// Per cell, the best candidates before pruning, best first.
+    pub steps: Vec<Vec<Recorded>>,
+    pub best_hist: u32,
+    pub score: f64,
+    pub lock_conflicts: Vec<usize>,
+}
+
+pub(crate) struct Search<'a> {
+    pub(super) table: &'a ClassTable,
+    pub(super) params: &'a DecodeParams,
+    pub(super) notation: Notation,
+    pub(super) width: usize,
+}
+
+impl Search<'_> {
+    /// Marks the candidates the beam keeps whatever their rank, part 1: for every
+    /// recent cell and every decision some beam entry took there, the best child of
+    /// the best entry that took it, when within `diversity_margin` of the best
+    /// candidate. Without this the beam fills with combinations of small late
+    /// alternatives and loses an early fork that only a later cell settles.
+    fn protect_forks(&self, cands: &mut [Cand], beam: &[Hyp]) {
+        let mut best_child: Vec<Option<usize>> = vec![None; beam.len()];
+        let mut top = f64::NEG_INFINITY;
+        for (ci, c) in cands.iter().enumerate() {
+            let slot = &mut best_child[c.parent as usize];
+            if slot.is_none_or(|b| cands[b].score < c.score) {
+                *slot = Some(ci);
+            }
+            top = top.max(c.score);
+        }
+        let mut parents: Vec<(f64, usize)> = best_child
+            .iter()
+            .flatten()
+            .map(|&ci| (cands[ci].score, ci))
+            .collect();
+        parents.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let margin = self.params.diversity_margin as f64;
+        let window = self.params.diversity_window.min(WINDOW);
+        let mut covered: HashMap<(usize, u32), usize, FxBuild> = HashMap::default();
+        let per_group = self.params.diversity_keep.max(1);
+        for (score, ci) in parents {
+            if score < top - margin {
+                break;
+            }
+            let recent = beam[cands[ci].parent as usize].recent;
+            for (d, key) in recent.iter().enumerate().take(window.saturating_sub(1)) {
+                let n = covered.entry((d, *key)).or_default();
+                if *n < per_group {
+                    *n += 1;
+                    cands[ci].protect = true;
+                }
+            }
+        }
+    }
+
+    /// Part 2 (candidates sorted best first): the best candidate for each decision at
+    /// this cell, within the margin.
+    fn protect_moves(&self, cands: &mut [Cand]) {
+        let Some(top) = cands.first().map(|c| c.score) else {
+            return;
+        };
+        if self.params.diversity_window == 0 {
+            return;
+        }
+        let margin = self.params.diversity_margin as f64;
+        let mut covered: HashSet<u32, FxBuild> = HashSet::default();
+        for c in cands.iter_mut() {
+            if c.score < top - margin {
+                break;
+            }
+            if covered.insert(act_key(c.act)) {
+                c.protect = true;
+            }
+        }
+    }
+
+    fn run(&self, evidence: &mut [Evidence], ws: &mut Workspace, end: usize) -> Trace {
+        let mut hist = vec![Hist {
+            parent: u32::MAX,
+            step: u32::MAX,
+            node: Node::Root,
+        }];
+        let mut beam = vec![Hyp::root()];
+        let mut steps = Vec::with_capacity(end);
+        let mut lock_conflicts = Vec::new();
+        let width = self.width.max(1);
+        let max_escapes = ((width as f32 * self.params.escape_share).ceil() as usize).max(1);
+        let mut sets: Vec<Vec<(Move, f32)>> = Vec::new();
+
+        for (i, ev) in evidence.iter_mut().enumerate().take(end) {
+            ws.bind(i, ev);
+            sets.clear();
+            let lock = self.params.locked.get(&i).map(String::as_str);
+            let mut cands = self.expand(&beam, ev, ws, lock, &mut sets);
+            if cands.is_empty() && lock.is_some() {
+                lock_conflicts.push(i);
+                cands = self.expand(&beam, ev, ws, None, &mut sets);
+            }
+            self.protect_forks(&mut cands, &beam);
+            let (mut cands, protected_tail): (Vec<Cand>, Vec<Cand>) =
+                cands.into_iter().partition(|c| !c.protect);
+            let keep = (4 * width).max(64).min(cands.len());
+            if cands.len() > keep {
+                cands.select_nth_unstable_by(keep - 1, |a, b| b.score.total_cmp(&a.score));
+                cands.truncate(keep);
+            }
+            cands.extend(protected_tail);
+            cands.sort_by(|a, b| b.score.total_cmp(&a.score));
+            self.protect_moves(&mut cands);
+
+            let mut builder = Builder {
+                hist: &mut hist,
+                seen: HashSet::with_capacity_and_hasher(2 * width, FxBuild::default()),
+                step: i as u32,
+                sets: &sets,
+            };
+            let mut next: Vec<Hyp> = Vec::with_capacity(width);
+            let mut taken = vec![false; cands.len()];
+            let mut escapes = 0usize;
+            // First the protected candidates (up to half the beam), then the rest by score.
+            for pass in [true, false] {
+                let quota = if pass { width.div_ceil(2) } else { width };
+                for (ci, c) in cands.iter().enumerate() {
+                    if next.len() >= quota {
+                        break;
+                    }
+                    if taken[ci]
+                        || (pass && !c.protect)
+                        || (c.act.escape() && escapes >= max_escapes)
+                    {
+                        continue;
+                    }
+                    taken[ci] = true;
+                    if let Some(hyp) = builder.materialize(c, &beam[c.parent as usize]) {
+                        escapes += usize::from(c.act.escape());
+                        next.push(hyp);
+                    }
+                }
+            }
+            next.sort_by(|a, b| b.score.total_cmp(&a.score));
+            steps.push(
+                cands
+                    .iter()
+                    .map(|c| Recorded {
+                        score: c.score,
+                        parent_hist: beam[c.parent as usize].hist,
+                        act: c.act,
+                    })
+                    .collect(),
+            );
+            beam = next;
+        }
+        let best = beam
+            .iter()
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .expect("the beam never empties: skipping a cell is always possible");
+        let mut best_hist = best.hist;
+        if let Some(p) = &best.pending {
+            // Settle a move still undecided at the end on its likeliest candidate.
+            let share = (p.members[0].logw - super::state::mass(&p.members, 0)).exp();
+            let node = Node::Resolve {
+                target: p.node,
+                mv: p.members[0].mv,
+                share,
+            };
+            hist.push(Hist {
+                parent: best_hist,
+                step: end as u32,
+                node,
+            });
+            best_hist = hist.len() as u32 - 1;
+        }
+        Trace {
+            hist,
+            steps,
+            best_hist,
+            score: best.score,
+            lock_conflicts,
+        }
+    }
+}
+
+/// Index of the first cell that ends the game: the first of two blank cells in a row,
+/// or a blank last cell; all cells when none is blank.
+pub(crate) fn game_end(evidence: &[Evidence]) -> usize {
+    (0..evidence.len())
+        .find(|&i| evidence[i].blank && evidence.get(i + 1).is_none_or(|e| e.blank))
+        .unwrap_or(evidence.len())
+}
+
+/// Decodes a sheet (see [`super::Decoder`]).
+pub(crate) fn decode(
+    alphabet: &Alphabet,
+    params: &DecodeParams,
+    cells: &[&[CellScores]],
+) -> DecodedSheet {
+    let mut evidence: Vec<Evidence> = cells
+        .iter()
+        .map(|c| Evidence::new(c, alphabet, params.read_floor))
+        .collect();
+    let end = game_end(&evidence);
+    let table = ClassTable::new(alphabet);
+    let mut ws = Workspace::default();
+    let mut search = |n: Notation, width: usize, evidence: &mut [Evidence]| {
+        Search {
+            table: &table,
+            params,
+            notation: n,
+            width,
+        }
+        .run(evidence, &mut ws, end)
+    };
+
+    let (notation, trace, notation_scores) = match params.notation {
+        Some(n) => {
+            let trace = search(n, params.beam_width, &mut evidence);
+            let score = trace.score;
+            (n, trace, vec![(n, score)])
+        }
+        None => {
+            let mut scores: Vec<(Notation, f64)> = Notation::ALL
+                .iter()
+                .map(|&n| (n, search(n, params.auto_beam_width, &mut evidence).score))
+                .collect();
+            let top = scores.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
+            let mut best: Option<(Notation, Trace)> = None;
+            for (n, score) in scores.iter_mut() {
+                if *score < top - params.auto_margin as f64 {
+                    continue;
+                }
+                let trace = search(*n, params.beam_width, &mut evidence);
+                *score = trace.score;
+                if best.as_ref().is_none_or(|(_, t)| trace.score > t.score) {
+                    best = Some((*n, trace));
+                }
+            }
+            let (n, trace) = best.expect("at least the best notation is decoded in full");
+            (n, trace, scores)
+        }
+    };
+
+    let mut sheet = explain(
+        &trace,
+        &mut evidence,
+        &mut Workspace::default(),
+        notation,
+        params,
+        alphabet,
+        end,
+    );
+    sheet.notation_scores = notation_scores;
+    if end < evidence.len() && evidence[end..].iter().any(|e| !e.blank) {
+        sheet.status = GameStatus::Partial;
+    }
+    sheet
+}

@@ -1,0 +1,199 @@
+//! One sheet cell's evidence (one or more copies of CTC scores) -> scores of legal
+//! moves: the CTC likelihood of every written body of the move in a notation, summed
+//! with its allowed trailing marks, cached per (notation, move shape) so that each
+//! written form is scored at most once per cell.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use shakmaty::{Chess, Move, Position};
+
+use super::ctc::{
+    CellScorer, ClassProbs, ClassTable, FxBuild, FxHasher, MIN_SCORE, Trie, to_score,
+};
+use crate::model::{Alphabet, CellScores};
+use crate::notation::{MoveShape, Notation, Script, for_each_body, transliterate};
+
+/// Differences below this (nats) between a move's scores with and without check
+/// marks are ignored, so the check state is only worked out when the cell shows one.
+const CHECK_EPS: f32 = 1e-3;
+
+/// With several copies of a cell, what one copy that shows something else costs
+/// (nats, below its total mass).
+const COPY_PENALTY: f32 = 6.0;
+
+/// A move's cell score (relative nats, summed over copies) for each check state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MoveScores {
+    /// Forms without check marks.
+    pub plain: f32,
+    /// Plain forms plus forms with `+`.
+    pub check: f32,
+    /// All the above plus mate marks (`#`, `++`, and `X` in Polish).
+    pub mate: f32,
+}
+
+/// Scratch memory for scoring: one prefix trie per copy, bound to one cell at a time.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    tries: Vec<Trie>,
+    cell: Option<usize>,
+}
+
+impl Workspace {
+    /// Makes the tries those of cell `cell` (whose evidence is `ev`), emptying them if
+    /// they held another cell's prefixes.
+    pub fn bind(&mut self, cell: usize, ev: &Evidence) {
+        if self.cell == Some(cell) {
+            return;
+        }
+        self.tries
+            .resize_with(ev.copies.len().max(self.tries.len()), Trie::default);
+        for (trie, scorer) in self.tries.iter_mut().zip(&ev.copies) {
+            trie.reset(scorer);
+        }
+        self.cell = Some(cell);
+    }
+}
+
+/// The evidence of one sheet cell.
+pub(crate) struct Evidence {
+    copies: Vec<CellScorer>,
+    /// The empty string is the likeliest reading of every copy.
+    pub blank: bool,
+    /// Greedy reading of the first copy (glyphs).
+    pub greedy: String,
+    cache: HashMap<(Notation, MoveShape), MoveScores, FxBuild>,
+}
+
+impl Evidence {
+    /// Wraps the copies of one cell (at least one).
+    pub fn new(copies: &[CellScores], alphabet: &Alphabet, floor: f32) -> Evidence {
+        let scorers: Vec<CellScorer> = copies
+            .iter()
+            .map(|c| CellScorer::new(c, alphabet, floor))
+            .collect();
+        let blank = scorers.iter().all(|s| s.empty_logp() > 0.5f64.ln());
+        Evidence {
+            blank,
+            greedy: copies
+                .first()
+                .map(|c| alphabet.greedy(c))
+                .unwrap_or_default(),
+            copies: scorers,
+            cache: HashMap::default(),
+        }
+    }
+
+    /// The cell's best-path log-likelihood summed over copies (the score origin).
+    pub fn best_path(&self) -> f64 {
+        self.copies.iter().map(CellScorer::best_path).sum()
+    }
+
+    /// Score (relative nats, summed over copies) of "the cell says something":
+    /// what the escapes are measured from.
+    pub fn any_text(&self) -> f32 {
+        self.copies.iter().map(CellScorer::total_mass).sum()
+    }
+
+    /// What the cell reads, unconstrained, in English letters.
+    pub fn read(&self, n: Notation) -> String {
+        transliterate(&self.greedy, n)
+    }
+
+    /// The scores of every written form of a move with this shape (`ws` bound to this
+    /// cell).
+    pub fn scores(
+        &mut self,
+        n: Notation,
+        shape: &MoveShape,
+        table: &ClassTable,
+        ws: &mut Workspace,
+    ) -> MoveScores {
+        if let Some(s) = self.cache.get(&(n, *shape)) {
+            return *s;
+        }
+        let copies = self.copies.len();
+        let mut sums: Vec<ClassProbs> = vec![[0.0; 4]; copies];
+        let mut seen: Vec<u64> = Vec::with_capacity(16);
+        let mut classes: Vec<u16> = Vec::with_capacity(16);
+        let scorers = &self.copies;
+        let tries = &mut ws.tries;
+        for_each_body(shape, n, Script::Glyph, &mut |text, _, _, _, _| {
+            let mut h = FxHasher::default();
+            text.hash(&mut h);
+            let key = h.finish();
+            if seen.contains(&key) {
+                return;
+            }
+            seen.push(key);
+            if !table.encode_into(text, &mut classes) {
+                return;
+            }
+            for ((scorer, trie), sum) in scorers.iter().zip(tries.iter_mut()).zip(sums.iter_mut()) {
+                let p = scorer.body_probs(trie, &classes);
+                for k in 0..4 {
+                    sum[k] += p[k];
+                }
+            }
+        });
+        let mut total = MoveScores {
+            plain: 0.0,
+            check: 0.0,
+            mate: 0.0,
+        };
+        // With several copies, each copy may be garbled on its own: its evidence for a
+        // move is at least "this copy says something else".
+        let several = self.copies.len() > 1;
+        for (sum, scorer) in sums.iter().zip(&self.copies) {
+            let floor = if several {
+                scorer.total_mass() - COPY_PENALTY
+            } else {
+                f32::NEG_INFINITY
+            };
+            let x = if n == Notation::Pl { sum[3] } else { 0.0 };
+            total.plain += to_score(sum[0]).max(floor);
+            total.check += to_score(sum[0] + sum[1]).max(floor);
+            total.mate += to_score(sum[0] + sum[1] + sum[2] + x).max(floor);
+        }
+        self.cache.insert((n, *shape), total);
+        total
+    }
+
+    /// The cell score of legal move `m` (with shape `shape`) in `pos`: its check state
+    /// decides which marks may follow, and is only worked out when it matters.
+    pub fn move_score(
+        &mut self,
+        pos: &Chess,
+        m: Move,
+        shape: &MoveShape,
+        n: Notation,
+        table: &ClassTable,
+        ws: &mut Workspace,
+    ) -> f32 {
+        let s = self.scores(n, shape, table, ws);
+        if s.check - s.plain < CHECK_EPS && s.mate - s.plain < CHECK_EPS {
+            return s.plain;
+        }
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        if !next.is_check() {
+            s.plain
+        } else if s.mate - s.check >= CHECK_EPS && next.legal_moves().is_empty() {
+            s.mate
+        } else {
+            s.check
+        }
+    }
+
+    /// Score of one exact string, summed over copies (`ws` bound to this cell).
+    pub fn text_score(&self, text: &str, alphabet: &Alphabet, ws: &mut Workspace) -> f32 {
+        let total: f32 = self
+            .copies
+            .iter()
+            .zip(&mut ws.tries)
+            .map(|(s, trie)| s.score_text(trie, text, alphabet))
+            .sum();
+        total.max(MIN_SCORE * self.copies.len() as f32)
+    }
+}

@@ -1,0 +1,236 @@
+//! A search trace -> the decoded sheet: the best line's entries with SAN, the written
+//! form that explains each cell, what the cell reads, the posterior confidence among
+//! the beam's alternatives, review flags and the game status.
+
+use std::collections::HashMap;
+
+use shakmaty::{Chess, Move, Position, san::SanPlus};
+
+use super::beam::Trace;
+use super::evidence::{Evidence, Workspace};
+use super::state::{Act, Hist, Node};
+use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
+use crate::model::Alphabet;
+use crate::notation::{Notation, forms};
+
+/// Alternatives below this confidence are not listed.
+const MIN_ALTERNATIVE: f32 = 0.005;
+/// At most this many alternatives per entry.
+const MAX_ALTERNATIVES: usize = 3;
+
+/// The move cell `i` records in the line that a candidate recorded at step `j`
+/// (`j >= i`) extends (`None`: no move, or a move not yet known there).
+fn decision_at(hist: &[Hist], act: Act, parent_hist: u32, j: usize, i: usize) -> Option<Move> {
+    if j == i {
+        return act.cell_move();
+    }
+    let mut node = parent_hist;
+    while node != 0 {
+        let h = hist[node as usize];
+        if (h.step as usize) < i {
+            return None;
+        }
+        if h.step as usize == i
+            && let Node::Entry { mv, .. } = h.node
+        {
+            return mv;
+        }
+        node = h.parent;
+    }
+    None
+}
+
+/// Posterior of the move `chosen` at cell `i`, and the runner-up moves,
+/// from the candidates recorded `lookahead` steps later.
+fn posterior(
+    trace: &Trace,
+    i: usize,
+    chosen: Option<Move>,
+    lookahead: usize,
+) -> (f32, Vec<(Move, f32)>) {
+    let j = (i + lookahead).min(trace.steps.len() - 1);
+    let recorded = &trace.steps[j];
+    let Some(top) = recorded.first().map(|r| r.score) else {
+        return (1.0, Vec::new());
+    };
+    let mut mass: HashMap<Option<Move>, f64> = HashMap::new();
+    let mut total = 0.0f64;
+    for r in recorded {
+        let w = (r.score - top).exp();
+        total += w;
+        *mass
+            .entry(decision_at(&trace.hist, r.act, r.parent_hist, j, i))
+            .or_default() += w;
+    }
+    let confidence = (mass.get(&chosen).copied().unwrap_or(0.0) / total) as f32;
+    let mut others: Vec<(Move, f32)> = mass
+        .into_iter()
+        .filter_map(|(k, w)| {
+            k.filter(|m| Some(*m) != chosen)
+                .map(|m| (m, (w / total) as f32))
+        })
+        .filter(|(_, c)| *c >= MIN_ALTERNATIVE)
+        .collect();
+    others.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.0.to_string().cmp(&b.0.to_string()))
+    });
+    others.truncate(MAX_ALTERNATIVES);
+    (confidence.clamp(0.0, 1.0), others)
+}
+
+/// SAN of `m` in `pos` when legal there, else its long algebraic form.
+fn name(pos: &Chess, m: Move) -> String {
+    if pos.is_legal(m) {
+        SanPlus::from_move(pos.clone(), m).to_string()
+    } else {
+        m.to_string()
+    }
+}
+
+/// The written form of `m` (display letters) that best explains the cell, if any
+/// explains it better than `floor`.
+fn best_written(
+    ev: &Evidence,
+    ws: &mut Workspace,
+    pos: &Chess,
+    m: Move,
+    n: Notation,
+    alphabet: &Alphabet,
+    floor: f32,
+) -> Option<String> {
+    forms(pos, m, n)
+        .into_iter()
+        .map(|f| (ev.text_score(&f.glyph, alphabet, ws), f.display))
+        .filter(|(s, _)| *s > floor)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, d)| d)
+}
+
+pub(crate) fn explain(
+    trace: &Trace,
+    evidence: &mut [Evidence],
+    ws: &mut Workspace,
+    n: Notation,
+    params: &DecodeParams,
+    alphabet: &Alphabet,
+    end: usize,
+) -> DecodedSheet {
+    let mut path = Vec::new();
+    let mut node = trace.best_hist;
+    while node != 0 {
+        path.push(node);
+        node = trace.hist[node as usize].parent;
+    }
+    path.reverse();
+    // Which move each replaced or assumed entry turned out to be.
+    let resolved: HashMap<u32, (Move, f32)> = path
+        .iter()
+        .filter_map(|&id| match trace.hist[id as usize].node {
+            Node::Resolve { target, mv, share } => Some((target, (mv, share))),
+            _ => None,
+        })
+        .collect();
+
+    let mut pos = Chess::default();
+    let mut moves = Vec::new();
+    let mut entries = Vec::with_capacity(path.len());
+    for &id in &path {
+        let h = trace.hist[id as usize];
+        let Node::Entry {
+            kind,
+            mv,
+            evidence: cell_evidence,
+        } = h.node
+        else {
+            continue;
+        };
+        let step = h.step as usize;
+        let unknown = matches!(kind, EntryKind::Replaced | EntryKind::Assumed);
+        let (mv, mut confidence, others) = if unknown {
+            let (m, share) = resolved
+                .get(&id)
+                .copied()
+                .expect("every unknown move on the best line is settled");
+            (Some(m), share, Vec::new())
+        } else {
+            let (c, o) = posterior(trace, step, mv, params.lookahead);
+            (mv, c, o)
+        };
+        let ev = &evidence[step];
+        ws.bind(step, ev);
+        let written = match (kind, mv) {
+            (EntryKind::Read | EntryKind::Locked, Some(m)) => best_written(
+                ev,
+                ws,
+                &pos,
+                m,
+                n,
+                alphabet,
+                -params.replace_penalty.max(params.skip_penalty),
+            ),
+            _ => None,
+        };
+        if kind == EntryKind::Locked {
+            confidence = 1.0;
+        }
+        let review = !matches!(kind, EntryKind::Read | EntryKind::Locked)
+            || confidence < params.review_below;
+        let alternatives = others
+            .into_iter()
+            .map(|(m, c)| Alternative {
+                san: name(&pos, m),
+                confidence: c,
+            })
+            .collect();
+        let (san, ply) = match mv {
+            Some(m) => {
+                let san = SanPlus::from_move(pos.clone(), m).to_string();
+                pos.play_unchecked(m);
+                moves.push(m);
+                (Some(san), Some(moves.len() - 1))
+            }
+            None => (None, None),
+        };
+        entries.push(Entry {
+            cell: (kind != EntryKind::Assumed).then_some(step),
+            ply,
+            kind,
+            san,
+            written,
+            read: if kind == EntryKind::Assumed {
+                String::new()
+            } else {
+                ev.read(n)
+            },
+            confidence,
+            review: review && kind != EntryKind::Locked,
+            evidence: cell_evidence,
+            alternatives,
+        });
+    }
+
+    let last_move_cell = entries
+        .iter()
+        .filter(|e| e.ply.is_some())
+        .filter_map(|e| e.cell)
+        .max();
+    let trailing_skips = entries
+        .iter()
+        .any(|e| e.ply.is_none() && e.cell.is_some_and(|c| last_move_cell.is_none_or(|l| c > l)));
+    let best_path: f64 = evidence[..end].iter().map(Evidence::best_path).sum();
+    DecodedSheet {
+        notation: n,
+        status: if trailing_skips {
+            GameStatus::Partial
+        } else {
+            GameStatus::Complete
+        },
+        moves,
+        entries,
+        cells_used: end,
+        log_likelihood: trace.score + best_path,
+        notation_scores: Vec::new(),
+        lock_conflicts: trace.lock_conflicts.clone(),
+    }
+}
