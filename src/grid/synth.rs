@@ -1,0 +1,1 @@
+//! Synthetic scoresheet forms with known cell geometry, for tests and benchmarks.

@@ -1,0 +1,273 @@
+//! Analysis-scale grayscale page -> table geometry: ruling lines, columns between
+//! vertical lines with the evenly spaced row lines crossing each, blocks of
+//! number / white / black columns, and row boundaries shared across each block.
+
+use image::GrayImage;
+
+use super::blocks;
+use super::lines::{self, Axis, Line, StripParams};
+use super::rows::{self, RowLine};
+use crate::page::raster::{self, Mask};
+
+/// Why no table was found (turned into a [`super::GridError`] by the caller).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableFailure {
+    NoRuling,
+    NoRows,
+    Columns(String),
+}
+
+/// Settings of the analysis, in analysis-scale pixels where they are lengths.
+#[derive(Clone, Debug)]
+pub struct AnalysisParams {
+    /// A pixel is ink or ruling when this much darker than its neighbourhood (grey levels).
+    pub min_contrast: f32,
+    /// Fewest rows a column must show to count as part of the move table.
+    pub min_rows: usize,
+}
+
+/// A column boundary: a vertical ruling line, or the image edge where the crop cut
+/// the outer rule away.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Edge {
+    Line(usize),
+    ImageLeft,
+    ImageRight,
+}
+
+/// The interval between two neighbouring boundaries, with its row lines.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub left: Edge,
+    pub right: Edge,
+    /// Left and right x at the table's middle height.
+    pub x0: f32,
+    pub x1: f32,
+    /// Row lines crossing the column, top to bottom: y at the left and right edge.
+    pub rows: Vec<(f32, f32)>,
+    /// Row lines at the column centre, with whether each was seen.
+    pub centre: Vec<RowLine>,
+    pub pitch: f32,
+}
+
+impl Column {
+    pub fn width(&self) -> f32 {
+        self.x1 - self.x0
+    }
+}
+
+/// One block of the table: its columns (indices into [`Table::columns`]) and its rows.
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub number: Option<usize>,
+    pub white: usize,
+    pub black: usize,
+    /// Where writing starts in the white column when the move numbers sit in an
+    /// unruled (shaded) strip at its left.
+    pub strip_x: Option<f32>,
+    /// Row lines (R + 1 of them for R rows): for each, `(y_left, y_right)` at the
+    /// white column's edges and at the black column's edges.
+    pub white_rows: Vec<(f32, f32)>,
+    pub black_rows: Vec<(f32, f32)>,
+}
+
+/// The move table found on a page.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub width: usize,
+    pub height: usize,
+    pub hlines: Vec<Line>,
+    pub vlines: Vec<Line>,
+    pub columns: Vec<Column>,
+    pub blocks: Vec<Block>,
+    pub pitch: f32,
+    /// Its pixels on long vertical runs (vertical rules).
+    pub vruns: Mask,
+    /// Evidence that the page is upside down (number columns or strips to the right of
+    /// their blocks): positive means upside down.
+    pub upside_down_votes: f32,
+}
+
+impl Table {
+    /// x of a boundary at height `y`.
+    pub fn edge_x(&self, e: Edge, y: f32) -> f32 {
+        match e {
+            Edge::Line(i) => self.vlines[i].at(y),
+            Edge::ImageLeft => 0.0,
+            Edge::ImageRight => self.width as f32 - 1.0,
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.blocks
+            .first()
+            .map_or(0, |b| b.white_rows.len().saturating_sub(1))
+    }
+}
+
+/// Finds the ruling lines of `gray` and the move table they form.
+pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailure> {
+    let (w, h) = (gray.width() as usize, gray.height() as usize);
+    let dark = raster::adaptive_dark(gray, 12, p.min_contrast, p.min_contrast / 250.0);
+    let hruns = lines::long_runs(&dark, Axis::Horizontal, (w / 50).max(12), 2);
+    let vruns = lines::long_runs(&dark, Axis::Vertical, (h / 20).max(12), 2);
+    let hp = StripParams {
+        strips: 40,
+        min_cover: 0.4,
+        max_step: 3.0,
+        max_missing: 3,
+        min_strips: 3,
+    };
+    let vp = StripParams {
+        strips: 16,
+        min_cover: 0.5,
+        max_step: 8.0,
+        max_missing: 3,
+        min_strips: 3,
+    };
+    let hlines = lines::find_lines(&hruns, Axis::Horizontal, &hp);
+    let found = lines::find_lines(&vruns, Axis::Vertical, &vp);
+    let mut vlines: Vec<Line> =
+        lines::merge_fragments(found, 0.25 * h as f32, (w as f32 * 0.015).max(6.0))
+            .into_iter()
+            .filter(|l| l.span() >= 0.2 * h as f32)
+            .collect();
+    vlines.sort_by(|a, b| a.mean().total_cmp(&b.mean()));
+    if hlines.len() < p.min_rows {
+        return Err(TableFailure::NoRuling);
+    }
+    let mut table = Table {
+        width: w,
+        height: h,
+        hlines,
+        vlines,
+        columns: Vec::new(),
+        blocks: Vec::new(),
+        pitch: 0.0,
+        vruns,
+        upside_down_votes: 0.0,
+    };
+    table.columns = find_columns(&table, p.min_rows);
+    if table.columns.is_empty() {
+        return Err(TableFailure::NoRows);
+    }
+    // Vertical lines covering little of the table's height (a long pen stroke, a
+    // box beside the table) split columns that are not there: drop them and redo.
+    let (y0, y1) = table
+        .columns
+        .iter()
+        .map(|c| (c.centre[0].y, c.centre.last().expect("non-empty").y))
+        .fold((f32::MAX, f32::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let before = table.vlines.len();
+    table
+        .vlines
+        .retain(|l| l.end.min(y1) - l.start.max(y0) >= 0.6 * (y1 - y0));
+    if table.vlines.len() < before {
+        table.columns = find_columns(&table, p.min_rows);
+        if table.columns.is_empty() {
+            return Err(TableFailure::NoRows);
+        }
+    }
+    let (blocks, votes) = blocks::find_blocks(&table, gray)?;
+    table.blocks = blocks;
+    table.upside_down_votes = votes;
+    blocks::unify_rows(&mut table);
+    Ok(table)
+}
+
+/// Every interval between neighbouring boundaries that is crossed by an evenly spaced
+/// run of at least `min_rows` rows, keeping those that agree with the main one.
+fn find_columns(t: &Table, min_rows: usize) -> Vec<Column> {
+    let mut edges = vec![Edge::ImageLeft];
+    edges.extend((0..t.vlines.len()).map(Edge::Line));
+    edges.push(Edge::ImageRight);
+    let ymid = t.height as f32 / 2.0;
+    let mut columns: Vec<Column> = Vec::new();
+    for pair in edges.windows(2) {
+        let (x0, x1) = (t.edge_x(pair[0], ymid), t.edge_x(pair[1], ymid));
+        let width = x1 - x0;
+        if width < 8.0 {
+            continue;
+        }
+        let xc = (x0 + x1) / 2.0;
+        let mut crossing: Vec<(f32, usize)> = t
+            .hlines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.end.min(x1) - l.start.max(x0) >= 0.35 * width)
+            .map(|(i, l)| (l.at(xc), i))
+            .collect();
+        crossing.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let ys: Vec<f32> = crossing.iter().map(|c| c.0).collect();
+        let ids: Vec<usize> = crossing.iter().map(|c| c.1).collect();
+        let Some(pitch) = rows::dominant_pitch(&ys, 6.0) else {
+            continue;
+        };
+        let mut centre = rows::regular_run(&ys, &ids, pitch);
+        rows::regularize_ends(&mut centre);
+        if centre.len() < min_rows + 1
+            || centre.iter().filter(|r| r.found.is_some()).count() * 10 < centre.len() * 7
+        {
+            continue;
+        }
+        let rows = edge_rows(t, &centre, x0, x1);
+        let pitch = (centre.last().expect("non-empty").y - centre[0].y) / (centre.len() - 1) as f32;
+        columns.push(Column {
+            left: pair[0],
+            right: pair[1],
+            x0,
+            x1,
+            rows,
+            centre,
+            pitch,
+        });
+    }
+    // Keep the columns that agree with the one with most rows on pitch and height.
+    let Some(main) = columns.iter().max_by_key(|c| c.centre.len()).cloned() else {
+        return columns;
+    };
+    let (m0, m1) = (main.centre[0].y, main.centre.last().expect("non-empty").y);
+    columns.retain(|c| {
+        let (c0, c1) = (c.centre[0].y, c.centre.last().expect("non-empty").y);
+        let overlap = c1.min(m1) - c0.max(m0);
+        (c.pitch - main.pitch).abs() <= 0.15 * main.pitch && overlap >= 0.5 * (m1 - m0)
+    });
+    columns
+}
+
+/// Row lines of a column at its left and right edges: seen lines are read off their
+/// ruling line, interpolated ones placed proportionally between their neighbours.
+fn edge_rows(t: &Table, centre: &[RowLine], x0: f32, x1: f32) -> Vec<(f32, f32)> {
+    let (xl, xr) = (x0 + 1.0, x1 - 1.0);
+    let seen: Vec<Option<(f32, f32)>> = centre
+        .iter()
+        .map(|r| r.found.map(|i| (t.hlines[i].at(xl), t.hlines[i].at(xr))))
+        .collect();
+    let seen_idx: Vec<usize> = (0..centre.len()).filter(|&i| seen[i].is_some()).collect();
+    (0..centre.len())
+        .map(|j| {
+            if let Some(v) = seen[j] {
+                return v;
+            }
+            // Interpolate between the nearest seen lines on both sides, or extrapolate
+            // from the two nearest on one side, in proportion to the centre positions.
+            let prev = seen_idx.iter().rev().find(|&&i| i < j).copied();
+            let next = seen_idx.iter().find(|&&i| i > j).copied();
+            let (a, b) = match (prev, next) {
+                (Some(a), Some(b)) => (a, b),
+                (Some(b), None) => match seen_idx.iter().rev().find(|&&i| i < b) {
+                    Some(&a) => (a, b),
+                    None => return (centre[j].y, centre[j].y),
+                },
+                (None, Some(a)) => match seen_idx.iter().find(|&&i| i > a) {
+                    Some(&b) => (a, b),
+                    None => return (centre[j].y, centre[j].y),
+                },
+                (None, None) => return (centre[j].y, centre[j].y),
+            };
+            let f = (centre[j].y - centre[a].y) / (centre[b].y - centre[a].y);
+            let (pa, pb) = (seen[a].expect("seen"), seen[b].expect("seen"));
+            (pa.0 + f * (pb.0 - pa.0), pa.1 + f * (pb.1 - pa.1))
+        })
+        .collect()
+}

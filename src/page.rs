@@ -1,2 +1,0 @@
-//! Image file -> page: decode (with size limits), orientation, deskew, normalised
-//! grayscale.

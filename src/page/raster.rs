@@ -1,0 +1,226 @@
+//! Grayscale raster helpers shared by page and grid: box downscaling, adaptive
+//! thresholding to a dark-pixel mask, bilinear rotation, percentiles.
+
+use image::GrayImage;
+
+/// A binary image: `data[y * width + x]` is 1 for a dark (ink or ruling) pixel, else 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mask {
+    pub width: usize,
+    pub height: usize,
+    pub data: Vec<u8>,
+}
+
+impl Mask {
+    #[cfg(test)]
+    pub fn get(&self, x: usize, y: usize) -> bool {
+        self.data[y * self.width + x] != 0
+    }
+}
+
+/// Shrinks `img` by the integer factor `k`, each output pixel the mean of a `k x k` block
+/// (partial blocks at the right and bottom edges are averaged over what they hold).
+pub fn downscale(img: &GrayImage, k: u32) -> GrayImage {
+    if k <= 1 {
+        return img.clone();
+    }
+    let (w, h) = img.dimensions();
+    let (ow, oh) = (w.div_ceil(k), h.div_ceil(k));
+    let src = img.as_raw();
+    let mut sums = vec![0u32; ow as usize];
+    let mut counts = vec![0u32; ow as usize];
+    let mut out = Vec::with_capacity((ow * oh) as usize);
+    for oy in 0..oh {
+        sums.iter_mut().for_each(|s| *s = 0);
+        counts.iter_mut().for_each(|c| *c = 0);
+        for y in oy * k..((oy + 1) * k).min(h) {
+            let row = &src[(y * w) as usize..((y + 1) * w) as usize];
+            for (x, &v) in row.iter().enumerate() {
+                let ox = x / k as usize;
+                sums[ox] += u32::from(v);
+                counts[ox] += 1;
+            }
+        }
+        out.extend(
+            sums.iter()
+                .zip(&counts)
+                .map(|(&s, &c)| ((s + c / 2) / c.max(1)) as u8),
+        );
+    }
+    GrayImage::from_raw(ow, oh, out).expect("buffer size matches")
+}
+
+/// Marks pixels darker than their local mean: a pixel is dark when
+/// `v < mean - max(min_contrast, rel_contrast * mean)`, the mean taken over the
+/// `(2r+1)^2` window around it (clipped at the borders). Robust to grey paper and
+/// shadows; faint ruling survives as long as it is `min_contrast` below its surround.
+pub fn adaptive_dark(img: &GrayImage, r: usize, min_contrast: f32, rel_contrast: f32) -> Mask {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let src = img.as_raw();
+    // Integral image with wrapping u32 sums: box differences stay exact while a box
+    // holds less than 2^32 / 255 pixels.
+    let iw = w + 1;
+    let mut integral = vec![0u32; iw * (h + 1)];
+    for y in 0..h {
+        let mut row_sum = 0u32;
+        for x in 0..w {
+            row_sum = row_sum.wrapping_add(u32::from(src[y * w + x]));
+            integral[(y + 1) * iw + x + 1] = integral[y * iw + x + 1].wrapping_add(row_sum);
+        }
+    }
+    let mut data = vec![0u8; w * h];
+    for y in 0..h {
+        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+        for x in 0..w {
+            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+            let sum = integral[y1 * iw + x1]
+                .wrapping_sub(integral[y0 * iw + x1])
+                .wrapping_sub(integral[y1 * iw + x0])
+                .wrapping_add(integral[y0 * iw + x0]);
+            let n = ((y1 - y0) * (x1 - x0)) as f32;
+            let mean = sum as f32 / n;
+            let v = f32::from(src[y * w + x]);
+            if v < mean - min_contrast.max(rel_contrast * mean) {
+                data[y * w + x] = 1;
+            }
+        }
+    }
+    Mask {
+        width: w,
+        height: h,
+        data,
+    }
+}
+
+/// The `q`-quantile (0..=1) of the pixel values of `img`.
+pub fn percentile(img: &GrayImage, q: f32) -> u8 {
+    let mut hist = [0u64; 256];
+    for &v in img.as_raw() {
+        hist[v as usize] += 1;
+    }
+    let total: u64 = hist.iter().sum();
+    let target =
+        ((total as f64 * f64::from(q.clamp(0.0, 1.0))) as u64).min(total.saturating_sub(1));
+    let mut acc = 0;
+    for (v, &c) in hist.iter().enumerate() {
+        acc += c;
+        if acc > target {
+            return v as u8;
+        }
+    }
+    255
+}
+
+/// Rotates `img` about its centre by `deg` degrees (positive turns the content
+/// clockwise on screen, y pointing down), bilinear, onto an `out_w x out_h` canvas
+/// centred on the same point; pixels coming from outside the source take `fill`.
+///
+/// Output pixel `p` samples the source at `c + R(-deg) (p - c')`, `c` and `c'` the
+/// centres of source and output.
+pub fn rotate(img: &GrayImage, deg: f32, fill: u8, out_w: u32, out_h: u32) -> GrayImage {
+    let (w, h) = img.dimensions();
+    let (sin, cos) = (-deg).to_radians().sin_cos();
+    let (cx, cy) = ((w as f32 - 1.0) / 2.0, (h as f32 - 1.0) / 2.0);
+    let (ocx, ocy) = ((out_w as f32 - 1.0) / 2.0, (out_h as f32 - 1.0) / 2.0);
+    let src = img.as_raw();
+    let (wi, hi) = (w as i32, h as i32);
+    let sample = |x: i32, y: i32| -> f32 {
+        if x < 0 || y < 0 || x >= wi || y >= hi {
+            f32::from(fill)
+        } else {
+            f32::from(src[(y * wi + x) as usize])
+        }
+    };
+    let mut out = vec![fill; (out_w * out_h) as usize];
+    for y in 0..out_h {
+        let dy = y as f32 - ocy;
+        // Source position of (0, y), then step by (cos, sin) per output pixel.
+        let mut sx = cx + cos * (-ocx) - sin * dy;
+        let mut sy = cy + sin * (-ocx) + cos * dy;
+        let row = &mut out[(y * out_w) as usize..((y + 1) * out_w) as usize];
+        for px in row.iter_mut() {
+            let (fx, fy) = (sx.floor(), sy.floor());
+            let (x0, y0) = (fx as i32, fy as i32);
+            if x0 >= -1 && y0 >= -1 && x0 < wi && y0 < hi {
+                let (ax, ay) = (sx - fx, sy - fy);
+                let inside = x0 >= 0 && y0 >= 0 && x0 + 1 < wi && y0 + 1 < hi;
+                let (a, b, c, d) = if inside {
+                    let i = (y0 * wi + x0) as usize;
+                    let (a, b) = (f32::from(src[i]), f32::from(src[i + 1]));
+                    let (c, d) = (
+                        f32::from(src[i + w as usize]),
+                        f32::from(src[i + w as usize + 1]),
+                    );
+                    (a, b, c, d)
+                } else {
+                    (
+                        sample(x0, y0),
+                        sample(x0 + 1, y0),
+                        sample(x0, y0 + 1),
+                        sample(x0 + 1, y0 + 1),
+                    )
+                };
+                let top = a + (b - a) * ax;
+                let bottom = c + (d - c) * ax;
+                *px = (top + (bottom - top) * ay + 0.5) as u8;
+            }
+            sx += cos;
+            sy += sin;
+        }
+    }
+    GrayImage::from_raw(out_w, out_h, out).expect("buffer size matches")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Luma;
+
+    #[test]
+    fn downscale_averages_blocks() {
+        let img = GrayImage::from_raw(3, 2, vec![0, 100, 50, 200, 100, 50]).unwrap();
+        let small = downscale(&img, 2);
+        assert_eq!(small.dimensions(), (2, 1));
+        assert_eq!(small.as_raw(), &vec![100, 50]);
+    }
+
+    #[test]
+    fn adaptive_dark_finds_a_faint_line_on_grey_paper() {
+        // Grey paper (150) with a darker shadow half (90) and a faint line 20 below it.
+        let img = GrayImage::from_fn(20, 9, |x, y| {
+            let paper = if x < 10 { 150 } else { 90 };
+            Luma([if y == 4 { paper - 20 } else { paper }])
+        });
+        let mask = adaptive_dark(&img, 3, 8.0, 0.05);
+        for x in (0..20).filter(|x| !(6..14).contains(x)) {
+            assert!(mask.get(x, 4), "line pixel {x}");
+            assert!(!mask.get(x, 1), "paper pixel {x}");
+        }
+        // Away from the abrupt shadow edge only the line is dark.
+        let stray = (0..9).flat_map(|y| (0..20).map(move |x| (x, y)));
+        assert!(
+            stray
+                .filter(|&(x, y)| y != 4 && !(8..13).contains(&x))
+                .all(|(x, y)| !mask.get(x, y))
+        );
+    }
+
+    #[test]
+    fn percentile_of_a_ramp() {
+        let img = GrayImage::from_fn(10, 1, |x, _| Luma([x as u8 * 10]));
+        assert_eq!(percentile(&img, 0.0), 0);
+        assert_eq!(percentile(&img, 0.5), 50);
+        assert_eq!(percentile(&img, 1.0), 90);
+    }
+
+    #[test]
+    fn rotate_by_zero_is_identity_and_by_90_moves_a_pixel() {
+        let mut img = GrayImage::from_pixel(5, 5, Luma([255]));
+        img.put_pixel(4, 2, Luma([0]));
+        assert_eq!(rotate(&img, 0.0, 255, 5, 5), img);
+        // Clockwise by 90 degrees: the pixel right of the centre goes below it.
+        let r = rotate(&img, 90.0, 255, 5, 5);
+        assert_eq!(r.get_pixel(2, 4)[0], 0);
+        assert_eq!(r.get_pixel(4, 2)[0], 255);
+    }
+}
