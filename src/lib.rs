@@ -11,4 +11,5 @@ pub mod grid;
 pub mod model;
 pub mod notation;
 pub mod page;
+pub mod pipeline;
 pub mod report;

@@ -126,10 +126,11 @@ impl Alphabet {
                     |acc, (i, &v)| if v > acc.1 { (i, v) } else { acc },
                 )
                 .0;
-            if best != prev && best != self.blank {
-                if let Some(c) = self.symbol(best) {
-                    out.push(c);
-                }
+            if best != prev
+                && best != self.blank
+                && let Some(c) = self.symbol(best)
+            {
+                out.push(c);
             }
             prev = best;
         }

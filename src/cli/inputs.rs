@@ -32,7 +32,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
     let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     paths.sort();
     for p in paths {
-        let hidden = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+        let hidden = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.'));
         if hidden {
             continue;
         }
@@ -65,7 +68,13 @@ pub fn collect(paths: &[PathBuf]) -> (Vec<Input>, Vec<String>) {
 
 fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -74,7 +83,9 @@ fn sanitize(s: &str) -> String {
 fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
     let stem_at = |p: &Path, depth: usize| -> String {
         let mut parts: Vec<String> = Vec::new();
-        parts.push(sanitize(&p.file_stem().unwrap_or_default().to_string_lossy()));
+        parts.push(sanitize(
+            &p.file_stem().unwrap_or_default().to_string_lossy(),
+        ));
         let mut cur = p.parent();
         for _ in 0..depth {
             match cur.and_then(|c| c.file_name().map(|n| (c, n))) {
@@ -90,12 +101,18 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
     };
     let mut depth = vec![0usize; files.len()];
     for _round in 0..8 {
-        let names: Vec<String> = files.iter().zip(&depth).map(|(f, &d)| stem_at(f, d)).collect();
+        let names: Vec<String> = files
+            .iter()
+            .zip(&depth)
+            .map(|(f, &d)| stem_at(f, d))
+            .collect();
         let mut count: HashMap<&str, usize> = HashMap::new();
         for n in &names {
             *count.entry(n).or_default() += 1;
         }
-        let clashes: Vec<usize> = (0..files.len()).filter(|&i| count[names[i].as_str()] > 1).collect();
+        let clashes: Vec<usize> = (0..files.len())
+            .filter(|&i| count[names[i].as_str()] > 1)
+            .collect();
         if clashes.is_empty() {
             break;
         }
@@ -128,7 +145,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         std::fs::create_dir_all(d.join("a/b")).unwrap();
-        for f in ["a/r1.jpg", "a/b/r2.PNG", "a/notes.txt", "a/.hidden.png", "c.tiff"] {
+        for f in [
+            "a/r1.jpg",
+            "a/b/r2.PNG",
+            "a/notes.txt",
+            "a/.hidden.png",
+            "c.tiff",
+        ] {
             std::fs::write(d.join(f), b"x").unwrap();
         }
         let (inputs, errors) = collect(&[d.join("a"), d.join("c.tiff"), d.join("nope.png")]);

@@ -5,7 +5,10 @@
 
 mod cells;
 mod convert;
+mod fix;
 mod inputs;
+mod read;
+mod review;
 
 use std::process::ExitCode;
 
@@ -29,6 +32,12 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Read scoresheet images into PGN games and JSON reports.
+    Read(read::ReadArgs),
+    /// Lock a corrected move and re-read the rest of the game around it.
+    Fix(fix::FixArgs),
+    /// Write a self-contained HTML review page for an output folder.
+    Review(review::ReviewArgs),
     /// Convert a game text in English, Russian, Polish or German notation to PGN.
     Convert(convert::ConvertArgs),
     /// Cut the move table of each page into cell images plus an index TSV.
@@ -50,6 +59,9 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Read(args) => read::run(args),
+        Command::Fix(args) => fix::run(args),
+        Command::Review(args) => review::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Cells(args) => cells::run(args),
     };

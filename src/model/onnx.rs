@@ -67,7 +67,7 @@ fn library_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
                     .filter(|p| {
                         p.file_name()
                             .and_then(|n| n.to_str())
-                            .is_some_and(|n| is_ort_library_name(n))
+                            .is_some_and(is_ort_library_name)
                     })
                     .collect();
                 found.sort();

@@ -4,6 +4,7 @@
 //! against its field names, so fields are only ever added, never renamed.
 
 mod pgn;
+mod review;
 
 use std::io::Write;
 use std::path::Path;
@@ -11,12 +12,17 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use pgn::{PgnTags, to_pgn};
+pub use review::{MATCH_MARKS, ReviewSheet, match_key, review_html};
 
 /// One sheet's report, as written to `<stem>.json`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct SheetReport {
     /// The input file, as given on the command line (plus `#pageN` for multi-page TIFF).
     pub source: String,
+    /// Absolute path of the input file, so that `fix` and `review` find the image
+    /// again from any working folder.
+    #[serde(default)]
+    pub source_path: String,
     /// Notation code of the sheet (`en`, `ru`, `pl`, `de`).
     pub notation: String,
     /// `complete`, or `partial` when decoding stopped before the written moves ended.
@@ -95,6 +101,9 @@ pub struct Producer {
 /// Geometry of the page as found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct PageInfo {
+    /// Page number inside the file (0 except for multi-page TIFF).
+    #[serde(default)]
+    pub index: usize,
     pub width: u32,
     pub height: u32,
     pub skew_deg: f32,

@@ -1,0 +1,324 @@
+//! `scoresheet read`: image files and folders -> PGN (stdout or `-o DIR`) and a JSON
+//! report per sheet, sheets in parallel, one progress bar, a summary line.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use scoresheet::model::{CellModel, OrtModel, RuntimeParams};
+use scoresheet::notation::Notation;
+use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
+use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
+
+use super::inputs::{self, Input};
+use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
+
+#[derive(clap::Args, Debug)]
+pub struct ReadArgs {
+    /// Image files (png, jpeg, tiff) or folders (recursed).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Write DIR/<stem>.pgn and DIR/<stem>.json for every sheet (default: PGN on stdout).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Notation of the sheets: auto, en, ru, pl or de.
+    #[arg(long, default_value = "auto")]
+    pub notation: String,
+    /// Sheets read at once (default: the number of cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Model manifest (`models/<name>.json`); default: the model built into the binary.
+    #[arg(long, value_name = "MANIFEST")]
+    pub model: Option<PathBuf>,
+    /// ONNX Runtime shared library to load (default: found automatically).
+    #[arg(long, value_name = "FILE")]
+    pub ort_lib: Option<PathBuf>,
+    /// Beam width of the decoder (wider: slower, more robust).
+    #[arg(long, default_value_t = 64)]
+    pub beam: usize,
+    /// Also write OUTDIR/review.html (needs -o).
+    #[arg(long, requires = "out")]
+    pub review: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Parses `auto|en|ru|pl|de`.
+pub fn parse_notation(s: &str) -> anyhow::Result<Option<Notation>> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(None);
+    }
+    Ok(Some(s.parse::<Notation>()?))
+}
+
+/// What became of one input file.
+struct Outcome {
+    /// PGN of each page read (in page order).
+    pgn: Vec<String>,
+    plies: usize,
+    flagged: usize,
+    sheets: usize,
+    errors: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// A pool of models, one per worker: `CellModel::read` needs `&mut`.
+struct ModelPool(Mutex<Vec<OrtModel>>);
+
+impl ModelPool {
+    fn with<R>(&self, f: impl FnOnce(&mut OrtModel) -> R) -> R {
+        let mut model = self
+            .0
+            .lock()
+            .expect("model pool")
+            .pop()
+            .expect("one model per worker");
+        let r = f(&mut model);
+        self.0.lock().expect("model pool").push(model);
+        r
+    }
+}
+
+pub fn load_model(manifest: Option<&Path>, params: &RuntimeParams) -> anyhow::Result<OrtModel> {
+    Ok(match manifest {
+        Some(p) => OrtModel::from_manifest_file(p, params)?,
+        None => OrtModel::embedded(params)?,
+    })
+}
+
+pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
+    let notation = parse_notation(&args.notation)?;
+    let started = Instant::now();
+    let (inputs, missing) = inputs::collect(&args.paths);
+    for e in &missing {
+        diag(e);
+    }
+    if inputs.is_empty() && missing.is_empty() {
+        diag("no png, jpeg or tiff files found in the given paths");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create output folder {}", dir.display()))?;
+    }
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args
+        .jobs
+        .unwrap_or(cores)
+        .clamp(1, 64)
+        .min(inputs.len().max(1));
+    let runtime = RuntimeParams {
+        ort_lib: args.ort_lib.clone(),
+        threads: (cores / jobs).max(1),
+        ..RuntimeParams::default()
+    };
+    let models = (0..jobs)
+        .map(|_| load_model(args.model.as_deref(), &runtime))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let model_name = models[0].manifest().name.clone();
+    let pool = ModelPool(Mutex::new(models));
+    let mut params = PipelineParams::default();
+    params.decode.notation = notation;
+    params.decode.beam_width = args.beam.max(1);
+    let pipeline = Pipeline::new(params);
+
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(inputs.len() as u64), ProgressDrawTarget::hidden())
+    } else {
+        let bar = ProgressBar::new(inputs.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} sheets  {per_sec}  ETA {eta}  {msg}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    };
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("cannot start worker threads")?;
+    let producer = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));
+    let outcomes: Vec<Outcome> = threads.install(|| {
+        inputs
+            .par_iter()
+            .map(|input| {
+                let o = pool.with(|m| {
+                    read_one(
+                        input,
+                        &pipeline,
+                        m,
+                        args.out.as_deref(),
+                        &producer,
+                        &model_name,
+                    )
+                });
+                for e in &o.errors {
+                    bar.suspend(|| diag(e));
+                }
+                for n in &o.notes {
+                    bar.suspend(|| diag(n));
+                }
+                bar.inc(1);
+                o
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+
+    if args.out.is_none() {
+        let stdout = std::io::stdout();
+        let mut lock = stdout.lock();
+        for o in &outcomes {
+            for pgn in &o.pgn {
+                lock.write_all(pgn.as_bytes())?;
+            }
+        }
+        lock.flush()?;
+    }
+    let mut failed = outcomes.iter().filter(|o| !o.errors.is_empty()).count() + missing.len();
+    if let (true, Some(dir)) = (args.review, &args.out) {
+        match super::review::write_review(dir, None) {
+            Ok((path, left_out)) => {
+                diag(format!("review page: {}", path.display()));
+                failed += left_out;
+            }
+            Err(e) => diag(format!("{e:#}")),
+        }
+    }
+    let sheets: usize = outcomes.iter().map(|o| o.sheets).sum();
+    let plies: usize = outcomes.iter().map(|o| o.plies).sum();
+    let flagged: usize = outcomes.iter().map(|o| o.flagged).sum();
+    let secs = started.elapsed().as_secs_f64();
+    diag(format!(
+        "read {sheets} sheet{} ({failed} file{} failed), {plies} moves, {flagged} flagged for review, {secs:.1} s",
+        if sheets == 1 { "" } else { "s" },
+        if failed == 1 { "" } else { "s" },
+    ));
+    Ok(if failed > 0 {
+        ExitCode::from(EXIT_SOME_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Locks from the corrections of an earlier report, if the output folder has one.
+///
+/// # Errors
+/// When a report exists but cannot be read: it must not be overwritten.
+fn earlier_corrections(json: &Path) -> anyhow::Result<Vec<Correction>> {
+    if !json.exists() {
+        return Ok(Vec::new());
+    }
+    let report = SheetReport::load(json)?;
+    Ok(report.corrections)
+}
+
+fn locks_of(corrections: &[Correction]) -> BTreeMap<usize, String> {
+    corrections
+        .iter()
+        .map(|c| {
+            let side = if c.side == "black" {
+                shakmaty::Color::Black
+            } else {
+                shakmaty::Color::White
+            };
+            (cell_index(c.move_number, side), c.san.clone())
+        })
+        .collect()
+}
+
+fn read_one(
+    input: &Input,
+    pipeline: &Pipeline,
+    model: &mut dyn CellModel,
+    out: Option<&Path>,
+    producer: &str,
+    model_name: &str,
+) -> Outcome {
+    let mut o = Outcome {
+        pgn: Vec::new(),
+        plies: 0,
+        flagged: 0,
+        sheets: 0,
+        errors: Vec::new(),
+        notes: Vec::new(),
+    };
+    let pages = match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
+        Ok(p) => p,
+        Err(e) => {
+            o.errors.push(e.to_string());
+            return o;
+        }
+    };
+    for page in pages {
+        let stem = if page.index == 0 {
+            input.stem.clone()
+        } else {
+            format!("{}_p{}", input.stem, page.index + 1)
+        };
+        // Human corrections in an earlier report are honoured and carried over.
+        let corrections = match out {
+            Some(dir) => match earlier_corrections(&dir.join(format!("{stem}.json"))) {
+                Ok(c) => c,
+                Err(e) => {
+                    o.errors
+                        .push(format!("{}: {e:#}; not overwritten", input.path.display()));
+                    continue;
+                }
+            },
+            None => Vec::new(),
+        };
+        let options = SheetOptions {
+            locked: locks_of(&corrections),
+        };
+        let sheet = match pipeline.read_page(page, model, &options) {
+            Ok(s) => s,
+            Err(e) => {
+                o.errors.push(e.to_string());
+                continue;
+            }
+        };
+        let mut report = sheet.report;
+        report.producer.tool = producer.to_string();
+        report.producer.model = model_name.to_string();
+        if !corrections.is_empty() {
+            o.notes.push(format!(
+                "{}: kept {} human correction{}",
+                input.path.display(),
+                corrections.len(),
+                if corrections.len() == 1 { "" } else { "s" }
+            ));
+        }
+        report.corrections = corrections;
+        let pgn = to_pgn(&report, &PgnTags::default(), producer);
+        o.plies += report.summary.plies;
+        o.flagged += report.summary.flagged;
+        o.sheets += 1;
+        match out {
+            Some(dir) => {
+                let written = write_atomic(&dir.join(format!("{stem}.pgn")), pgn.as_bytes())
+                    .and_then(|()| {
+                        write_atomic(
+                            &dir.join(format!("{stem}.json")),
+                            report.to_json().as_bytes(),
+                        )
+                    });
+                if let Err(e) = written {
+                    o.errors.push(e.to_string());
+                }
+            }
+            None => o.pgn.push(pgn),
+        }
+    }
+    o
+}

@@ -1,0 +1,310 @@
+//! Reports + page images -> one self-contained HTML review page for a batch (no
+//! server, no network): moves with their cell crops, states, alternatives, the board
+//! before each move, the sheet with the cell outlined, keyboard navigation, and a
+//! corrections file the user downloads and `scoresheet fix --apply` applies.
+
+use image::GrayImage;
+use image::codecs::jpeg::JpegEncoder;
+use image::imageops::{self, FilterType};
+use serde::Serialize;
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::{Chess, EnPassantMode, Position};
+
+use super::{MoveReport, SheetReport};
+use crate::notation::{Notation, written_forms};
+
+const TEMPLATE: &str = include_str!("review.html");
+
+/// Characters ignored when a typed move is matched against legal moves: capture,
+/// check and annotation marks, separators.
+pub const MATCH_MARKS: &[char] = &['x', ':', '-', '+', '#', '!', '?', '=', '.', '(', ')', 'X'];
+
+/// One sheet on the review page.
+pub struct ReviewSheet<'a> {
+    /// File name of the report in the output folder (`<stem>.json`).
+    pub report_name: String,
+    pub report: &'a SheetReport,
+    /// The upright page the report's boxes refer to.
+    pub page: &'a GrayImage,
+}
+
+#[derive(Serialize)]
+struct Page<'a> {
+    batch: &'a str,
+    glyphs: std::collections::BTreeMap<String, String>,
+    marks: Vec<String>,
+    sheets: Vec<SheetData>,
+}
+
+#[derive(Serialize)]
+struct SheetData {
+    report: String,
+    source: String,
+    notation: String,
+    /// `data:` URL of the (downscaled) page.
+    image: String,
+    /// Page size in report pixels.
+    width: u32,
+    height: u32,
+    /// Embedded image pixels per report pixel.
+    scale: f32,
+    positions: Vec<PositionData>,
+    moves: Vec<MoveData>,
+}
+
+#[derive(Serialize)]
+struct PositionData {
+    fen: String,
+    legal: Vec<LegalData>,
+}
+
+#[derive(Serialize)]
+struct LegalData {
+    san: String,
+    /// Match keys of the written forms in the sheet's notation: look-alikes
+    /// canonicalised, [`MATCH_MARKS`] removed.
+    keys: Vec<String>,
+    /// Match keys of the English forms, tried when the sheet's notation finds nothing.
+    en: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct MoveData {
+    #[serde(flatten)]
+    report: MoveReport,
+    /// Index into `positions` of the position before this cell's move.
+    pos: usize,
+}
+
+/// The key a typed or written move is matched by (see [`MATCH_MARKS`]).
+pub fn match_key(text: &str) -> String {
+    crate::glyph::canonical_str(text)
+        .chars()
+        .filter(|c| !MATCH_MARKS.contains(c))
+        .collect()
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The page as a JPEG `data:` URL at most `max_width` wide, and its scale.
+fn page_image(page: &GrayImage, max_width: u32) -> (String, f32) {
+    let scale = (max_width as f32 / page.width().max(1) as f32).min(1.0);
+    let small;
+    let img = if scale < 1.0 {
+        let h = ((page.height() as f32) * scale).round().max(1.0) as u32;
+        small = imageops::resize(page, max_width, h, FilterType::Triangle);
+        &small
+    } else {
+        page
+    };
+    let mut buf = Vec::new();
+    let ok = JpegEncoder::new_with_quality(&mut buf, 72)
+        .encode_image(img)
+        .is_ok();
+    let url = if ok {
+        format!("data:image/jpeg;base64,{}", base64(&buf))
+    } else {
+        String::new()
+    };
+    (url, scale)
+}
+
+fn position_data(pos: &Chess, notation: Notation) -> PositionData {
+    let legal = pos
+        .legal_moves()
+        .iter()
+        .map(|m| {
+            let san = San::from_move(pos, *m).to_string();
+            let keys_of = |n: Notation| {
+                let mut keys: Vec<String> = written_forms(pos, m, n)
+                    .iter()
+                    .map(|f| match_key(f))
+                    .collect();
+                keys.sort();
+                keys.dedup();
+                keys
+            };
+            let mut en = keys_of(Notation::En);
+            en.push(match_key(&san));
+            en.dedup();
+            LegalData {
+                san,
+                keys: keys_of(notation),
+                en,
+            }
+        })
+        .collect();
+    PositionData {
+        fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+        legal,
+    }
+}
+
+fn sheet_data(sheet: &ReviewSheet) -> SheetData {
+    let r = sheet.report;
+    let notation: Notation = r.notation.parse().unwrap_or(Notation::En);
+    let mut positions = Vec::new();
+    let mut pos = Chess::default();
+    positions.push(position_data(&pos, notation));
+    let mut moves = Vec::with_capacity(r.moves.len());
+    for m in &r.moves {
+        moves.push(MoveData {
+            report: m.clone(),
+            pos: positions.len() - 1,
+        });
+        if let (Some(_), Some(san)) = (m.ply, m.san.as_deref()) {
+            let played = san
+                .parse::<San>()
+                .ok()
+                .and_then(|s| s.to_move(&pos).ok())
+                .and_then(|mv| pos.clone().play(mv).ok());
+            match played {
+                Some(next) => {
+                    pos = next;
+                    positions.push(position_data(&pos, notation));
+                }
+                // A report that does not replay: stop giving positions.
+                None => break,
+            }
+        }
+    }
+    let (image, scale) = page_image(sheet.page, 1400);
+    SheetData {
+        report: sheet.report_name.clone(),
+        source: r.source.clone(),
+        notation: r.notation.clone(),
+        image,
+        width: sheet.page.width(),
+        height: sheet.page.height(),
+        scale,
+        positions,
+        moves,
+    }
+}
+
+/// Renders the review page for a batch named `batch` (the output folder's name).
+pub fn review_html(batch: &str, sheets: &[ReviewSheet]) -> String {
+    let glyphs = ('\u{0400}'..='\u{04FF}')
+        .filter_map(|c| {
+            let g = crate::glyph::canonical(c);
+            (g != c).then(|| (c.to_string(), g.to_string()))
+        })
+        .collect();
+    let data = Page {
+        batch,
+        glyphs,
+        marks: MATCH_MARKS.iter().map(|c| c.to_string()).collect(),
+        sheets: sheets.iter().map(sheet_data).collect(),
+    };
+    // Inside <script>, `</` must not appear: JSON allows `<\/` for `</`.
+    let json = serde_json::to_string(&data)
+        .expect("review data serialises")
+        .replace("</", "<\\/");
+    TEMPLATE.replace("/*DATA*/", &json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_known_values() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(base64(input.as_bytes()), want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn match_keys_ignore_marks_and_scripts() {
+        assert_eq!(match_key("Кxf3+"), "Kf3");
+        assert_eq!(match_key("Kf3"), "Kf3");
+        assert_eq!(match_key("0-0"), "00");
+        assert_eq!(match_key("e2-e4"), "e2e4");
+    }
+
+    #[test]
+    fn page_embeds_data_safely_and_offers_legal_moves() {
+        let report = SheetReport {
+            source: "a.jpg".into(),
+            notation: "ru".into(),
+            status: "complete".into(),
+            moves: vec![MoveReport {
+                ply: Some(1),
+                move_number: 1,
+                side: "white".into(),
+                san: Some("e4".into()),
+                written: Some("e2-e4".into()),
+                read: "</script>".into(),
+                confidence: 0.5,
+                review: true,
+                state: "review".into(),
+                bbox: Some([0, 0, 10, 5]),
+                alternatives: vec![],
+            }],
+            ..Default::default()
+        };
+        let page = GrayImage::from_pixel(40, 20, image::Luma([200]));
+        let html = review_html(
+            "batch",
+            &[ReviewSheet {
+                report_name: "a.json".into(),
+                report: &report,
+                page: &page,
+            }],
+        );
+        assert_eq!(
+            html.matches("</script>").count(),
+            2,
+            "data must not close the script"
+        );
+        let start = html.find("application/json\">").unwrap() + "application/json\">".len();
+        let end = start + html[start..].find("</script>").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+        let legal = v["sheets"][0]["positions"][0]["legal"].as_array().unwrap();
+        assert_eq!(legal.len(), 20);
+        let nf3 = legal.iter().find(|l| l["san"] == "Nf3").unwrap();
+        let keys = |field: &str| -> Vec<String> {
+            nf3[field]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap().to_string())
+                .collect()
+        };
+        assert!(
+            keys("keys").contains(&"Kf3".to_string()),
+            "Russian К for the knight"
+        );
+        assert!(keys("en").contains(&"Nf3".to_string()));
+        // Two positions: before and after 1. e4.
+        assert_eq!(v["sheets"][0]["positions"].as_array().unwrap().len(), 2);
+        assert_eq!(v["glyphs"]["К"], "K");
+    }
+}
