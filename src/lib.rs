@@ -6,6 +6,7 @@
 //! -> [`report`] (PGN, JSON, review page).
 
 pub mod decode;
+pub mod eval;
 pub mod glyph;
 pub mod grid;
 pub mod model;

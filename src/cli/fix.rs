@@ -16,7 +16,7 @@ use scoresheet::notation::{MoveTextError, Notation, Written, parse_move, read_wr
 use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
-use super::read::load_model;
+use super::batch::load_model;
 use super::{EXIT_SOME_FAILED, diag};
 
 #[derive(clap::Args, Debug)]

@@ -3,8 +3,10 @@
 //! Exit status: 0 all inputs handled, 1 some inputs failed (the others are still
 //! written), 2 usage or setup error. Diagnostics go to stderr, prefixed `scoresheet:`.
 
+mod batch;
 mod cells;
 mod convert;
+mod eval;
 mod fix;
 mod inputs;
 mod read;
@@ -36,6 +38,8 @@ enum Command {
     Read(read::ReadArgs),
     /// Lock a corrected move and re-read the rest of the game around it.
     Fix(fix::FixArgs),
+    /// Measure accuracy on labelled scans (labels of each cell, or the true games).
+    Eval(eval::EvalArgs),
     /// Write a self-contained HTML review page for an output folder.
     Review(review::ReviewArgs),
     /// Convert a game text in English, Russian, Polish or German notation to PGN.
@@ -62,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Read(args) => read::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Review(args) => review::run(args),
+        Command::Eval(args) => eval::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Cells(args) => cells::run(args),
     };

@@ -2,21 +2,19 @@
 //! report per sheet, sheets in parallel, one progress bar, a summary line.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use scoresheet::model::{CellModel, OrtModel, RuntimeParams};
-use scoresheet::notation::Notation;
+use scoresheet::model::CellModel;
 use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
+use super::batch::{ModelArgs, ModelPool, jobs_for, parse_notation, progress, workers};
 use super::inputs::{self, Input};
 use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 
@@ -28,35 +26,11 @@ pub struct ReadArgs {
     /// Write DIR/<stem>.pgn and DIR/<stem>.json for every sheet (default: PGN on stdout).
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Notation of the sheets: auto, en, ru, pl or de.
-    #[arg(long, default_value = "auto")]
-    pub notation: String,
-    /// Sheets read at once (default: the number of cores).
-    #[arg(short, long, value_name = "N")]
-    pub jobs: Option<usize>,
-    /// Model manifest (`models/<name>.json`); default: the model built into the binary.
-    #[arg(long, value_name = "MANIFEST")]
-    pub model: Option<PathBuf>,
-    /// ONNX Runtime shared library to load (default: found automatically).
-    #[arg(long, value_name = "FILE")]
-    pub ort_lib: Option<PathBuf>,
-    /// Beam width of the decoder (wider: slower, more robust).
-    #[arg(long, default_value_t = 64)]
-    pub beam: usize,
     /// Also write OUTDIR/review.html (needs -o).
     #[arg(long, requires = "out")]
     pub review: bool,
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
-}
-
-/// Parses `auto|en|ru|pl|de`.
-pub fn parse_notation(s: &str) -> anyhow::Result<Option<Notation>> {
-    if s.eq_ignore_ascii_case("auto") {
-        return Ok(None);
-    }
-    Ok(Some(s.parse::<Notation>()?))
+    #[command(flatten)]
+    pub model: ModelArgs,
 }
 
 /// What became of one input file.
@@ -70,32 +44,7 @@ struct Outcome {
     notes: Vec<String>,
 }
 
-/// A pool of models, one per worker: `CellModel::read` needs `&mut`.
-struct ModelPool(Mutex<Vec<OrtModel>>);
-
-impl ModelPool {
-    fn with<R>(&self, f: impl FnOnce(&mut OrtModel) -> R) -> R {
-        let mut model = self
-            .0
-            .lock()
-            .expect("model pool")
-            .pop()
-            .expect("one model per worker");
-        let r = f(&mut model);
-        self.0.lock().expect("model pool").push(model);
-        r
-    }
-}
-
-pub fn load_model(manifest: Option<&Path>, params: &RuntimeParams) -> anyhow::Result<OrtModel> {
-    Ok(match manifest {
-        Some(p) => OrtModel::from_manifest_file(p, params)?,
-        None => OrtModel::embedded(params)?,
-    })
-}
-
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
-    let notation = parse_notation(&args.notation)?;
     let started = Instant::now();
     let (inputs, missing) = inputs::collect(&args.paths);
     for e in &missing {
@@ -110,43 +59,15 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     }
 
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = args
-        .jobs
-        .unwrap_or(cores)
-        .clamp(1, 64)
-        .min(inputs.len().max(1));
-    let runtime = RuntimeParams {
-        ort_lib: args.ort_lib.clone(),
-        threads: (cores / jobs).max(1),
-        ..RuntimeParams::default()
-    };
-    let models = (0..jobs)
-        .map(|_| load_model(args.model.as_deref(), &runtime))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let model_name = models[0].manifest().name.clone();
-    let pool = ModelPool(Mutex::new(models));
+    let jobs = jobs_for(&args.model, inputs.len());
+    let pool = ModelPool::new(&args.model, jobs)?;
+    let model_name = pool.model_name();
     let mut params = PipelineParams::default();
-    params.decode.notation = notation;
-    params.decode.beam_width = args.beam.max(1);
+    params.decode.notation = parse_notation(&args.model.notation)?;
+    params.decode.beam_width = args.model.beam.max(1);
     let pipeline = Pipeline::new(params);
-
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(inputs.len() as u64), ProgressDrawTarget::hidden())
-    } else {
-        let bar = ProgressBar::new(inputs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} sheets  {per_sec}  ETA {eta}  {msg}",
-            )
-            .expect("valid template"),
-        );
-        bar
-    };
-    let threads = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .context("cannot start worker threads")?;
+    let bar = progress(inputs.len(), args.model.quiet);
+    let threads = workers(jobs)?;
     let producer = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));
     let outcomes: Vec<Outcome> = threads.install(|| {
         inputs

@@ -1,0 +1,119 @@
+//! Shared machinery of the batch commands (`read`, `eval`): model and runtime
+//! options, one model per worker, the worker pool and the progress bar.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use scoresheet::model::{OrtModel, RuntimeParams};
+use scoresheet::notation::Notation;
+
+/// Options every command that runs the model takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Model manifest (`models/<name>.json`); default: the model built into the binary.
+    #[arg(long, value_name = "MANIFEST")]
+    pub model: Option<PathBuf>,
+    /// ONNX Runtime shared library to load (default: found automatically).
+    #[arg(long, value_name = "FILE")]
+    pub ort_lib: Option<PathBuf>,
+    /// Sheets read at once (default: the number of cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Notation of the sheets: auto, en, ru, pl or de.
+    #[arg(long, default_value = "auto")]
+    pub notation: String,
+    /// Beam width of the decoder (wider: slower, more robust).
+    #[arg(long, default_value_t = 64)]
+    pub beam: usize,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Parses `auto|en|ru|pl|de`.
+pub fn parse_notation(s: &str) -> anyhow::Result<Option<Notation>> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(None);
+    }
+    Ok(Some(s.parse::<Notation>()?))
+}
+
+/// Loads the model from a manifest file, or the one built into the binary.
+pub fn load_model(manifest: Option<&Path>, params: &RuntimeParams) -> anyhow::Result<OrtModel> {
+    Ok(match manifest {
+        Some(p) => OrtModel::from_manifest_file(p, params)?,
+        None => OrtModel::embedded(params)?,
+    })
+}
+
+/// One model per worker (`CellModel::read` needs `&mut`), handed out on demand.
+pub struct ModelPool(Mutex<Vec<OrtModel>>);
+
+impl ModelPool {
+    /// Loads `jobs` models, splitting the cores between them.
+    pub fn new(args: &ModelArgs, jobs: usize) -> anyhow::Result<Self> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let runtime = RuntimeParams {
+            ort_lib: args.ort_lib.clone(),
+            threads: (cores / jobs.max(1)).max(1),
+            ..RuntimeParams::default()
+        };
+        let models = (0..jobs.max(1))
+            .map(|_| load_model(args.model.as_deref(), &runtime))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(ModelPool(Mutex::new(models)))
+    }
+
+    /// Name of the model (from its manifest).
+    pub fn model_name(&self) -> String {
+        let models = self.0.lock().expect("model pool");
+        models
+            .first()
+            .map_or_else(String::new, |m| m.manifest().name.clone())
+    }
+
+    /// Runs `f` with a model of its own.
+    pub fn with<R>(&self, f: impl FnOnce(&mut OrtModel) -> R) -> R {
+        let mut model = self
+            .0
+            .lock()
+            .expect("model pool")
+            .pop()
+            .expect("one model per worker");
+        let r = f(&mut model);
+        self.0.lock().expect("model pool").push(model);
+        r
+    }
+}
+
+/// Number of workers for `n` inputs.
+pub fn jobs_for(args: &ModelArgs, n: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    args.jobs.unwrap_or(cores).clamp(1, 64).min(n.max(1))
+}
+
+/// A thread pool of `jobs` workers.
+pub fn workers(jobs: usize) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("cannot start worker threads")
+}
+
+/// The batch progress bar on stderr; hidden with `--quiet` or when stderr is not a
+/// terminal.
+pub fn progress(len: usize, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} sheets  {per_sec}  ETA {eta}  {msg}")
+            .expect("valid template"),
+    );
+    bar
+}

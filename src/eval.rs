@@ -1,0 +1,339 @@
+//! Reports + ground truth -> accuracy figures: per-cell move recognition against
+//! labels of what was written, ply accuracy against the true game, games read
+//! exactly, review flags, silent errors, and confidence calibration.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::report::SheetReport;
+
+/// What is known to be on one sheet.
+#[derive(Clone, Debug, Default)]
+pub struct Truth {
+    /// Labels of what each filled cell says: (move number, side `white`/`black`) ->
+    /// label (HCS `labels.tsv` format).
+    pub labels: BTreeMap<(u32, String), String>,
+    /// The true game in English SAN, when known.
+    pub game: Option<Vec<String>>,
+}
+
+/// Errors reading truth files.
+#[derive(Debug, thiserror::Error)]
+pub enum TruthError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path}:{line}: {reason}")]
+    Format {
+        path: String,
+        line: usize,
+        reason: String,
+    },
+}
+
+/// Reads a labels file in the HCS format (`page move side label`, tab-separated, one
+/// header line) into per-page labels.
+///
+/// # Errors
+/// When the file cannot be read or a line is malformed.
+pub fn read_labels(
+    path: &Path,
+) -> Result<BTreeMap<String, BTreeMap<(u32, String), String>>, TruthError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TruthError::Read {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let mut out: BTreeMap<String, BTreeMap<(u32, String), String>> = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if i == 0 && line.starts_with("page") || line.trim().is_empty() {
+            continue;
+        }
+        let bad = |reason: &str| TruthError::Format {
+            path: path.display().to_string(),
+            line: i + 1,
+            reason: reason.to_string(),
+        };
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() != 4 {
+            return Err(bad("expected 4 tab-separated fields: page move side label"));
+        }
+        let n: u32 = f[1].parse().map_err(|_| bad("move is not a number"))?;
+        if f[2] != "white" && f[2] != "black" {
+            return Err(bad("side must be white or black"));
+        }
+        out.entry(f[0].to_string())
+            .or_default()
+            .insert((n, f[2].to_string()), f[3].to_string());
+    }
+    Ok(out)
+}
+
+/// The comparable core of a written move: glyph classes (look-alikes folded),
+/// decorations (`+ # x : ! ?`, spaces, `=`) removed, castling zeros read as `O`.
+pub fn normalise(text: &str) -> String {
+    crate::glyph::canonical_str(text)
+        .chars()
+        .filter(|c| !matches!(c, '+' | '#' | 'x' | ':' | '!' | '?' | '=' | 'X'))
+        .map(|c| if c == '0' { 'O' } else { c })
+        .collect::<String>()
+        .replace("e.p.", "")
+        .replace("ep", "")
+}
+
+/// Normalised SAN for ply comparison (check marks dropped).
+fn san_core(s: &str) -> &str {
+    s.trim_end_matches(['+', '#'])
+}
+
+/// Figures for one sheet.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SheetEval {
+    pub source: String,
+    /// Labelled cells, and those whose reading matches the label.
+    pub cells: usize,
+    pub cells_right: usize,
+    /// Labelled cells flagged for review, and wrong cells not flagged.
+    pub cells_flagged: usize,
+    pub cells_silent_errors: usize,
+    /// Plies of the true game, and decoded plies equal to them.
+    pub plies: usize,
+    pub plies_right: usize,
+    pub plies_flagged: usize,
+    pub plies_silent_errors: usize,
+    /// Every labelled cell (or every ply of the true game) right.
+    pub exact: bool,
+    /// (confidence, right) for each judged decision, for calibration.
+    #[serde(skip)]
+    pub confidences: Vec<(f32, bool)>,
+}
+
+/// What the reader says a cell holds: the written form that explained it, or the
+/// unconstrained reading when no legal move did.
+fn cell_reading(m: &crate::report::MoveReport) -> &str {
+    m.written.as_deref().unwrap_or(&m.read)
+}
+
+/// Compares one report with the truth.
+pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
+    let mut e = SheetEval {
+        source: report.source.clone(),
+        ..Default::default()
+    };
+    let by_cell: BTreeMap<(u32, &str), &crate::report::MoveReport> = report
+        .moves
+        .iter()
+        .filter(|m| m.bbox.is_some())
+        .map(|m| ((m.move_number, m.side.as_str()), m))
+        .collect();
+    let use_cells_for_calibration = truth.game.is_none();
+    for ((n, side), label) in &truth.labels {
+        e.cells += 1;
+        let m = by_cell.get(&(*n, side.as_str()));
+        let right = m.is_some_and(|m| normalise(cell_reading(m)) == normalise(label));
+        let flagged = m.is_none_or(|m| m.review);
+        e.cells_right += usize::from(right);
+        e.cells_flagged += usize::from(flagged);
+        e.cells_silent_errors += usize::from(!right && !flagged);
+        if use_cells_for_calibration {
+            e.confidences.push((m.map_or(0.0, |m| m.confidence), right));
+        }
+    }
+    if let Some(game) = &truth.game {
+        let decoded: Vec<&crate::report::MoveReport> =
+            report.moves.iter().filter(|m| m.ply.is_some()).collect();
+        for (i, want) in game.iter().enumerate() {
+            e.plies += 1;
+            let got = decoded.get(i);
+            let right = got
+                .and_then(|m| m.san.as_deref())
+                .is_some_and(|s| san_core(s) == san_core(want));
+            let flagged = got.is_none_or(|m| m.review);
+            e.plies_right += usize::from(right);
+            e.plies_flagged += usize::from(flagged);
+            e.plies_silent_errors += usize::from(!right && !flagged);
+            e.confidences
+                .push((got.map_or(0.0, |m| m.confidence), right));
+        }
+        e.exact = e.plies > 0 && e.plies_right == e.plies;
+    } else {
+        e.exact = e.cells > 0 && e.cells_right == e.cells;
+    }
+    e
+}
+
+/// Figures for a whole evaluation run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub sheets: usize,
+    pub failed: usize,
+    pub cells: usize,
+    /// Move recognition accuracy per labelled cell.
+    pub cell_accuracy: f64,
+    pub plies: usize,
+    /// Ply accuracy against the true games.
+    pub ply_accuracy: f64,
+    /// Share of sheets read exactly.
+    pub exact_games: f64,
+    /// Share of judged decisions flagged for review.
+    pub flagged: f64,
+    /// Share of judged decisions wrong and not flagged.
+    pub silent_errors: f64,
+    /// Expected calibration error of the confidences (10 equal-width bins).
+    pub calibration_error: f64,
+    /// Per confidence bin: (lower edge, decisions, share right).
+    pub calibration: Vec<(f64, usize, f64)>,
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+/// Aggregates sheet figures. Flags and silent errors are counted over plies where
+/// true games are known, else over labelled cells.
+pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
+    let sum = |f: fn(&SheetEval) -> usize| sheets.iter().map(f).sum::<usize>();
+    let (cells, plies) = (sum(|s| s.cells), sum(|s| s.plies));
+    let (judged, flagged, silent) = if plies > 0 {
+        (
+            plies,
+            sum(|s| s.plies_flagged),
+            sum(|s| s.plies_silent_errors),
+        )
+    } else {
+        (
+            cells,
+            sum(|s| s.cells_flagged),
+            sum(|s| s.cells_silent_errors),
+        )
+    };
+    let mut bins = vec![(0usize, 0usize, 0f64); 10];
+    for s in sheets {
+        for &(c, right) in &s.confidences {
+            let b = ((c.clamp(0.0, 1.0) * 10.0) as usize).min(9);
+            bins[b].0 += 1;
+            bins[b].1 += usize::from(right);
+            bins[b].2 += f64::from(c);
+        }
+    }
+    let total: usize = bins.iter().map(|b| b.0).sum();
+    let ece = bins
+        .iter()
+        .filter(|b| b.0 > 0)
+        .map(|&(n, right, conf)| {
+            (n as f64 / total as f64) * (right as f64 / n as f64 - conf / n as f64).abs()
+        })
+        .sum();
+    Summary {
+        sheets: sheets.len(),
+        failed,
+        cells,
+        cell_accuracy: ratio(sum(|s| s.cells_right), cells),
+        plies,
+        ply_accuracy: ratio(sum(|s| s.plies_right), plies),
+        exact_games: ratio(sheets.iter().filter(|s| s.exact).count(), sheets.len()),
+        flagged: ratio(flagged, judged),
+        silent_errors: ratio(silent, judged),
+        calibration_error: ece,
+        calibration: bins
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, right, _))| (i as f64 / 10.0, n, ratio(right, n)))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::MoveReport;
+
+    fn mv(
+        n: u32,
+        side: &str,
+        ply: u32,
+        san: &str,
+        written: &str,
+        review: bool,
+        conf: f32,
+    ) -> MoveReport {
+        MoveReport {
+            ply: Some(ply),
+            move_number: n,
+            side: side.into(),
+            san: Some(san.into()),
+            written: Some(written.into()),
+            read: written.into(),
+            confidence: conf,
+            review,
+            state: "ok".into(),
+            bbox: Some([0, 0, 1, 1]),
+            alternatives: vec![],
+        }
+    }
+
+    #[test]
+    fn normalise_ignores_decorations_scripts_and_castling_zeros() {
+        let cases = [
+            ("Nxf3+", "Nf3"),
+            ("Кf3", "Kf3"),
+            ("0-0", "O-O"),
+            ("O-O-O#", "O-O-O"),
+            ("exd6 e.p.", "ed6"),
+            ("e8=Q", "e8Q"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(normalise(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn cells_and_plies_are_scored_and_silent_errors_counted() {
+        let report = SheetReport {
+            moves: vec![
+                mv(1, "white", 1, "e4", "e4", false, 0.99),
+                mv(1, "black", 2, "e5", "e5", false, 0.9),
+                mv(2, "white", 3, "Nf3", "Nf3", true, 0.4),
+            ],
+            ..Default::default()
+        };
+        let mut truth = Truth::default();
+        truth.labels.insert((1, "white".into()), "e4".into());
+        truth.labels.insert((1, "black".into()), "c5".into());
+        truth.labels.insert((2, "white".into()), "Nf3+".into());
+        truth.game = Some(vec!["e4".into(), "c5".into(), "Nf3".into()]);
+        let e = evaluate(&report, &truth);
+        assert_eq!(
+            (
+                e.cells,
+                e.cells_right,
+                e.cells_flagged,
+                e.cells_silent_errors
+            ),
+            (3, 2, 1, 1)
+        );
+        assert_eq!((e.plies, e.plies_right, e.plies_silent_errors), (3, 2, 1));
+        assert!(!e.exact);
+        let s = summarize(&[e], 0);
+        assert!((s.cell_accuracy - 2.0 / 3.0).abs() < 1e-9);
+        assert!((s.silent_errors - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(s.calibration.iter().map(|b| b.1).sum::<usize>(), 3);
+    }
+
+    #[test]
+    fn missing_cells_count_as_wrong_and_flagged() {
+        let report = SheetReport::default();
+        let mut truth = Truth::default();
+        truth.labels.insert((1, "white".into()), "d4".into());
+        let e = evaluate(&report, &truth);
+        assert_eq!(
+            (
+                e.cells,
+                e.cells_right,
+                e.cells_flagged,
+                e.cells_silent_errors
+            ),
+            (1, 0, 1, 0)
+        );
+    }
+}
