@@ -302,3 +302,116 @@ fn convert_prints_pgn() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(pgn_moves(&text), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
 }
+
+/// Whether the browser test can run here: node, playwright-core (`npm ci` in
+/// tests/browser) and Chromium. CI sets SCORESHEET_REQUIRE_BROWSER=1 so that a
+/// missing piece fails there instead of skipping.
+fn browser_ready() -> bool {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let playwright = root().join("tests/browser/node_modules/playwright-core").is_dir();
+    let ready = node && playwright && Path::new(&chromium).exists();
+    if !ready {
+        let msg = format!(
+            "browser test needs node ({node}), tests/browser/node_modules/playwright-core ({playwright}, \
+             run `npm ci` there) and Chromium at {chromium}"
+        );
+        assert!(std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(), "{msg}");
+        eprintln!("skipping: {msg}");
+    }
+    ready
+}
+
+#[test]
+fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
+    if !browser_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let downloads = dir.path().join("downloads");
+    std::fs::create_dir(&downloads).unwrap();
+    // The sample with the most moves flagged for review.
+    let mut best: Option<(usize, PathBuf, serde_json::Value)> = None;
+    for (stem, _) in samples() {
+        let sheet = std::fs::read_dir(root().join("samples"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_stem() == Some(stem.as_os_str()) && !p.to_string_lossy().ends_with(".pgn"))
+            .unwrap();
+        let o = dir.path().join(format!("probe-{}", stem.display()));
+        let out = run(bin().args(["read", "-q", "-o"]).arg(&o).arg(&sheet));
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(o.join(&stem).with_extension("json")).unwrap()).unwrap();
+        let flagged = v["moves"].as_array().unwrap().iter().filter(|m| m["review"] == true).count();
+        if best.as_ref().is_none_or(|b| flagged > b.0) {
+            best = Some((flagged, sheet, v));
+        }
+    }
+    let (flagged, sheet, _) = best.unwrap();
+    assert!(flagged > 0, "no sample has a move flagged for review");
+    let out = run(bin().args(["read", "-q", "--review", "-o"]).arg(&out_dir).arg(&sheet));
+    assert_eq!(out.status.code(), Some(0));
+    let stem = sheet.file_stem().unwrap().to_string_lossy().into_owned();
+    let json = out_dir.join(format!("{stem}.json"));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let moves = report["moves"].as_array().unwrap();
+    // `N` from the first row goes to the next flagged row after it (wrapping).
+    let target = (1..=moves.len()).map(|k| k % moves.len()).find(|&i| moves[i]["review"] == true).unwrap();
+    let cell = &moves[target];
+    // The position before that cell, and a legal move there other than the decoded one.
+    let mut pos = Chess::default();
+    for m in &moves[..target] {
+        if let (Some(_), Some(san)) = (m["ply"].as_u64(), m["san"].as_str()) {
+            let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(mv);
+        }
+    }
+    let decoded = cell["san"].as_str().unwrap_or("").trim_end_matches(['+', '#']).to_string();
+    let notation: scoresheet::notation::Notation = report["notation"].as_str().unwrap().parse().unwrap();
+    let other = pos
+        .legal_moves()
+        .into_iter()
+        .find(|mv| San::from_move(&pos, *mv).to_string() != decoded)
+        .unwrap();
+    let want_san = San::from_move(&pos, other).to_string();
+    // Typed as the reviewer would: in the sheet's notation (`Кf3` on a Russian sheet).
+    let typed = scoresheet::notation::render(&pos, &other, notation);
+    let node = run(Command::new("node")
+        .arg(root().join("tests/browser/review.mjs"))
+        .arg(out_dir.join("review.html"))
+        .arg(&typed)
+        .arg(&downloads));
+    assert!(node.status.success(), "{}", stderr(&node));
+    let result: serde_json::Value = serde_json::from_slice(&node.stdout).unwrap();
+    eprintln!("browser: {result}");
+    assert_eq!(result["errors"].as_array().unwrap().len(), 0, "page errors: {result}");
+    assert_eq!(result["selected"]["index"].as_u64(), Some(target as u64));
+    assert!(result["selected"]["state"].as_str().unwrap().contains("human"));
+    assert!(result["message"].as_str().unwrap().starts_with("saved"), "{result}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(result["saved"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(saved["format"], "scoresheet-corrections");
+    let c = &saved["corrections"][0];
+    assert_eq!(saved["corrections"].as_array().unwrap().len(), 1);
+    assert_eq!(c["report"], format!("{stem}.json"));
+    assert_eq!((&c["move"], &c["side"]), (&cell["move"], &cell["side"]));
+    assert_eq!(c["san"].as_str().unwrap(), want_san);
+    assert_eq!(c["input"].as_str().unwrap(), typed);
+    assert_eq!(c["by"], "review-page");
+
+    // `fix --apply` locks it in the report.
+    let out = run(bin().args(["fix", "--apply"]).arg(result["saved"].as_str().unwrap()).arg(&out_dir));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(fixed["corrections"][0]["by"], "review-page");
+    let now = fixed["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == cell["move"] && m["side"] == cell["side"] && m["box"].is_array())
+        .unwrap();
+    assert_eq!(now["state"], "locked");
+    assert_eq!(now["san"].as_str().unwrap().trim_end_matches(['+', '#']), want_san);
+}
