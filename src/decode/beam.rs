@@ -175,19 +175,16 @@ impl Search<'_> {
             .expect("the beam never empties: skipping a cell is always possible");
         let mut best_hist = best.hist;
         if let Some(p) = &best.pending {
-            // Settle a move still undecided at the end on its likeliest candidate.
+            // Settle moves still undecided at the end on their likeliest candidate.
             let share = (p.members[0].logw - super::state::mass(&p.members, 0)).exp();
-            let node = Node::Resolve {
-                target: p.node,
-                mv: p.members[0].mv,
-                share,
-            };
-            hist.push(Hist {
-                parent: best_hist,
-                step: end as u32,
-                node,
-            });
-            best_hist = hist.len() as u32 - 1;
+            for (&target, &mv) in p.nodes.iter().zip(&p.members[0].mvs) {
+                hist.push(Hist {
+                    parent: best_hist,
+                    step: end as u32,
+                    node: Node::Resolve { target, mv, share },
+                });
+                best_hist = hist.len() as u32 - 1;
+            }
         }
         Trace {
             hist,

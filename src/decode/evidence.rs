@@ -113,6 +113,24 @@ impl Evidence {
         if let Some(s) = self.cache.get(&(n, *shape)) {
             return *s;
         }
+        // Every written form names the destination square (castling aside): when
+        // neither of its glyphs shows anywhere in any copy, the cell cannot be this
+        // move (short of two misread glyphs, which no escape is worse than).
+        if shape.castle.is_none() {
+            let file = table.class(shape.to.file().char());
+            let rank = table.class(shape.to.rank().char());
+            let shows =
+                |c: Option<u16>| c.is_some_and(|c| self.copies.iter().any(|s| s.present(c)));
+            if !shows(file) && !shows(rank) {
+                let none = MoveScores {
+                    plain: MIN_SCORE,
+                    check: MIN_SCORE,
+                    mate: MIN_SCORE,
+                };
+                self.cache.insert((n, *shape), none);
+                return none;
+            }
+        }
         let copies = self.copies.len();
         let mut sums: Vec<ClassProbs> = vec![[0.0; 4]; copies];
         let mut seen: Vec<u64> = Vec::with_capacity(16);

@@ -10,7 +10,8 @@ use shakmaty::{Chess, Move, Position};
 use super::beam::Search;
 use super::ctc::FxBuild;
 use super::evidence::{Evidence, Workspace};
-use super::state::{Act, Cand, Hyp, MAX_MEMBERS, keep_best, mass};
+use super::plausible::plausibility;
+use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Weights, keep_best};
 use crate::notation::{MoveShape, Notation, parse_move};
 
 /// A move some candidate position of a beam entry allows.
@@ -20,7 +21,7 @@ struct Option_ {
     /// Index of the first member (of a pending move) allowing it; 0 otherwise.
     first: usize,
     /// Members allowing it (0 when nothing is pending).
-    mask: u16,
+    mask: u64,
 }
 
 /// A move the cell may show after an unwritten move: (the move, its reading, the
@@ -78,7 +79,7 @@ impl Search<'_> {
                             });
                             out.len() - 1
                         });
-                        out[i].mask |= 1 << j;
+                        out[i].mask |= 1u64 << j;
                     }
                 }
                 out
@@ -109,10 +110,11 @@ impl Search<'_> {
                 .as_ref()
                 .map(|p| p.members.as_slice())
                 .unwrap_or(&[]);
+            let weights = Weights::of(members);
             let whole = if members.is_empty() {
                 0.0
             } else {
-                mass(members, 0)
+                weights.log_mass(0)
             };
             let position = |o: &Option_| {
                 if members.is_empty() {
@@ -122,10 +124,10 @@ impl Search<'_> {
                 }
             };
             let options = self.options(h);
-            let all_members: u16 = if members.is_empty() {
+            let all_members: u64 = if members.is_empty() {
                 0
             } else {
-                ((1u32 << members.len()) - 1) as u16
+                u64::MAX >> (64 - members.len())
             };
 
             if let Some(san) = lock {
@@ -137,7 +139,7 @@ impl Search<'_> {
                         let adj = if members.is_empty() {
                             0.0
                         } else {
-                            mass(members, o.mask) - whole
+                            weights.log_mass(o.mask) - whole
                         };
                         let mut c =
                             Cand::new(h.score + adj as f64, parent, Act::Locked(o.mv), evidence);
@@ -176,7 +178,7 @@ impl Search<'_> {
                     let adj = if members.is_empty() {
                         0.0
                     } else {
-                        mass(members, o.mask) - whole
+                        weights.log_mass(o.mask) - whole
                     };
                     let mut c = Cand::new(
                         h.score + (read + prior + adj) as f64,
@@ -185,16 +187,23 @@ impl Search<'_> {
                         read,
                     );
                     c.mask = o.mask;
+                    c.shape = Some(o.shape);
                     reads.push(c);
                 } else if o.first == 0 {
                     // (With a pending move, a replacement starts from its first candidate.)
-                    replaced.push((o.mv, tempered + prior - spread));
+                    replaced.push((o.mv, tempered + prior + plausibility(pos, &o.mv)));
                 }
             }
             keep_best(&mut reads, p.reads_per_parent);
             cands.append(&mut reads);
 
             if !replaced.is_empty() {
+                // Spread the escape over the legal moves (plausibility-weighted).
+                let norm = lse(options
+                    .iter()
+                    .filter(|o| o.first == 0)
+                    .map(|o| plausibility(position(o), &o.mv)));
+                replaced.iter_mut().for_each(|r| r.1 -= norm);
                 let weight = lse(replaced.iter().map(|r| r.1));
                 replaced.sort_by(|a, b| b.1.total_cmp(&a.1));
                 replaced.truncate(MAX_MEMBERS);
@@ -253,14 +262,14 @@ impl Search<'_> {
         if first.is_empty() {
             return;
         }
-        let spread = (first.len() as f32).ln();
+        let norm = lse(first.iter().map(|m| plausibility(&h.pos, m)));
         // then-move -> (its reading, the unwritten moves allowing it)
         let mut groups: Vec<Group> = Vec::new();
         let mut index: HashMap<Move, usize, FxBuild> = HashMap::default();
         for &m1 in &first {
             let mut p1 = h.pos.clone();
             p1.play_unchecked(m1);
-            let w1 = self.prior(&h.pos, &m1) - spread;
+            let w1 = self.prior(&h.pos, &m1) + plausibility(&h.pos, &m1) - norm;
             if let Some(san) = lock {
                 if let Ok(m2) = parse_move(&p1, san, Notation::En) {
                     let i = *index.entry(m2).or_insert_with(|| {
@@ -275,7 +284,7 @@ impl Search<'_> {
             let shapes = MoveShape::all(&p1, &moves);
             for (m2, shape) in moves.iter().zip(&shapes) {
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
-                if read > any - p.replace_penalty - spread {
+                if read > any - p.skip_penalty {
                     let read = read + self.prior(&p1, m2);
                     let i = *index.entry(*m2).or_insert_with(|| {
                         groups.push((*m2, read, Vec::new()));

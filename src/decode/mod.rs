@@ -8,14 +8,20 @@
 //! - *read* a legal move: score = CTC log-likelihood of the move's written forms in
 //!   the sheet's notation, relative to the cell's best path (a clean read scores
 //!   about the cell's total mass, [`CellScorer::total_mass`]);
-//! - *replace* the cell by a legal move the cell does not show (a player's recording
-//!   error or a misread): total mass minus `replace_penalty`, shared among the legal
-//!   moves (minus the log of their number);
-//! - *skip* the cell (a crossed-out cell, a shifted row): total mass minus
-//!   `skip_penalty`, or skip it as a *duplicate* of the move before: that move's
-//!   score minus `duplicate_penalty`;
-//! - *assume* a move the player did not write before reading this cell, at
-//!   `insert_penalty` shared among the legal moves.
+//! - *replace* the cell by a move it does not show (a player's recording error or a
+//!   misread): total mass minus `replace_penalty`; the move stays a *set* of
+//!   candidates (every legal move the cell does not show, weighted by how nearly the
+//!   cell shows it and by a small plausibility order) that later cells narrow down;
+//! - *skip* the cell (a crossed-out cell; a blank cell inside the game, a shifted
+//!   row): total mass minus `skip_penalty` (`blank_penalty` for a blank cell), or skip
+//!   it as a *duplicate* of the move before: that move's score minus
+//!   `duplicate_penalty`;
+//! - *assume* a move the player did not write before reading this cell's move, at
+//!   `insert_penalty`; the unwritten move is a candidate set as well.
+//!
+//! The beam keeps, besides the best entries, the best few lines for every decision
+//! taken at the last cells (`diversity_*`), so that an early fork that only a later
+//! cell settles is not lost to combinations of small late alternatives.
 //!
 //! Output moves are legal by construction.
 
@@ -24,6 +30,7 @@ mod ctc;
 mod evidence;
 mod expand;
 mod explain;
+mod plausible;
 pub mod simulate;
 mod state;
 
@@ -82,8 +89,8 @@ pub struct DecodeParams {
     /// At most this many moves read from a cell per beam entry (the best ones): a
     /// cell rarely supports more than a few, the rest are noise-level floods.
     pub reads_per_parent: usize,
-    /// At most this many replaced moves, and this many assumed ones, per beam entry
-    /// and cell (the ones the cell comes closest to showing).
+    /// At most this many "unwritten move, then this cell's move" candidates per beam
+    /// entry and cell (one per move the cell may show, the best ones).
     pub escapes_per_parent: usize,
     /// The beam keeps, for each of this many recent cells (at most 8) and each move
     /// some line played there, the best such line ...
@@ -124,7 +131,7 @@ impl Default for DecodeParams {
             insert_gate: 2.0,
             insert_parents: 4,
             escape_share: 0.5,
-            reads_per_parent: 4,
+            reads_per_parent: 6,
             escapes_per_parent: 4,
             diversity_window: 8,
             diversity_margin: 15.0,

@@ -82,6 +82,14 @@ impl MoveShape {
     /// the disambiguation worked out once for the whole list.
     pub fn all(pos: &Chess, moves: &[Move]) -> Vec<MoveShape> {
         let turn = pos.turn();
+        // Only destinations two pieces can reach need disambiguation.
+        let key = |role: Role, to: Square| usize::from(to) * 8 + role as usize;
+        let mut reach = [0u8; 64 * 8];
+        for m in moves {
+            if m.role() != Role::Pawn && !m.is_castle() {
+                reach[key(m.role(), m.to())] += 1;
+            }
+        }
         moves
             .iter()
             .map(|&m| {
@@ -95,6 +103,7 @@ impl MoveShape {
                     ..
                 } = m
                     && role != Role::Pawn
+                    && reach[key(role, to)] > 1
                 {
                     let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
                     for other in moves {
