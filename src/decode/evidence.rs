@@ -63,7 +63,8 @@ pub(crate) struct Evidence {
     pub blank: bool,
     /// Greedy reading of the first copy (glyphs).
     pub greedy: String,
-    cache: HashMap<(Notation, MoveShape), MoveScores, FxBuild>,
+    /// Keyed by the notation and [`MoveShape::key`].
+    cache: HashMap<u32, MoveScores, FxBuild>,
 }
 
 impl Evidence {
@@ -110,7 +111,8 @@ impl Evidence {
         table: &ClassTable,
         ws: &mut Workspace,
     ) -> MoveScores {
-        if let Some(s) = self.cache.get(&(n, *shape)) {
+        let key = shape.key() | (n as u32) << 24;
+        if let Some(s) = self.cache.get(&key) {
             return *s;
         }
         // Every written form names the destination square (castling aside): when
@@ -127,7 +129,7 @@ impl Evidence {
                     check: MIN_SCORE,
                     mate: MIN_SCORE,
                 };
-                self.cache.insert((n, *shape), none);
+                self.cache.insert(key, none);
                 return none;
             }
         }
@@ -174,7 +176,7 @@ impl Evidence {
             total.check += to_score(sum[0] + sum[1]).max(floor);
             total.mate += to_score(sum[0] + sum[1] + sum[2] + x).max(floor);
         }
-        self.cache.insert((n, *shape), total);
+        self.cache.insert(key, total);
         total
     }
 

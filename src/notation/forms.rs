@@ -146,6 +146,26 @@ impl MoveShape {
     }
 }
 
+impl MoveShape {
+    /// The shape packed into 32 bits (equal shapes, equal keys), for fast maps.
+    pub fn key(&self) -> u32 {
+        let castle = match self.castle {
+            None => 0,
+            Some(CastlingSide::KingSide) => 1,
+            Some(CastlingSide::QueenSide) => 2,
+        };
+        (self.role as u32)
+            | (u32::from(self.from) << 3)
+            | (u32::from(self.to) << 9)
+            | (u32::from(self.capture) << 15)
+            | (u32::from(self.en_passant) << 16)
+            | (self.promotion.map_or(0, |r| r as u32) << 17)
+            | (castle << 20)
+            | (u32::from(self.need_file) << 22)
+            | (u32::from(self.need_rank) << 23)
+    }
+}
+
 /// How a body is written: used to order forms and to sample realistic ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Style {
