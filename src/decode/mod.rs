@@ -109,8 +109,11 @@ pub struct DecodeParams {
     pub locked: BTreeMap<usize, String>,
     /// Optional move prior; `None` weighs all legal moves alike.
     pub prior: Option<Arc<dyn MovePrior>>,
-    /// Beam width of the first pass that compares notations when `notation` is `None`.
+    /// Beam width of the first pass that compares notations when `notation` is `None`
+    /// ...
     pub auto_beam_width: usize,
+    /// ... over this many first cells.
+    pub auto_cells: usize,
     /// Notations whose first-pass score is within this many nats of the best are
     /// decoded in full before choosing.
     pub auto_margin: f32,
@@ -141,6 +144,7 @@ impl Default for DecodeParams {
             locked: BTreeMap::new(),
             prior: None,
             auto_beam_width: 8,
+            auto_cells: 40,
             auto_margin: 10.0,
         }
     }
@@ -171,6 +175,7 @@ impl fmt::Debug for DecodeParams {
             .field("locked", &self.locked)
             .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
             .field("auto_beam_width", &self.auto_beam_width)
+            .field("auto_cells", &self.auto_cells)
             .field("auto_margin", &self.auto_margin)
             .finish()
     }
@@ -268,7 +273,8 @@ pub struct DecodedSheet {
     pub cells_used: usize,
     /// Log-likelihood of the cells under the decoded game, escape penalties included.
     pub log_likelihood: f64,
-    /// Score of the best game found in each notation tried (relative nats).
+    /// Score of the best game found in each notation tried (relative nats; over the
+    /// first-pass cells only for notations not decoded in full).
     pub notation_scores: Vec<(Notation, f64)>,
     /// Locked cells whose move no line of the search could play (ignored).
     pub lock_conflicts: Vec<usize>,
