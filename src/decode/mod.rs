@@ -43,7 +43,7 @@ use shakmaty::{Chess, Color, Move};
 use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
 
-pub use ctc::{CellScorer, MIN_SCORE};
+pub use ctc::{CellScorer, MIN_SCORE, Trie};
 
 /// A prior over moves, added to the cell evidence (e.g. from an opening book or an
 /// engine). Scores are natural-log weights; 0 is neutral.
