@@ -1,9 +1,9 @@
 //! Real games -> decoding figures: simulated sheets (`scoresheet::decode::simulate`)
-//! decoded at beam widths 8 and 64; prints ms per 120-cell sheet and ply accuracy
+//! decoded at beam widths 8 and 64; prints ms per 120-cell sheet (wall and CPU) and ply accuracy
 //! under clean reading, 10% glyph confusion, and 10% confusion plus 3% player
 //! mistakes, with the notation given and detected.
 //!
-//! Usage: `cargo run --release --example decode_bench -- [games_dir] [--sheets N]
+//! Usage: `cargo run --release --example decode_bench -- [games_dir] [--sheets N] [--plies N]
 //! [--widths 8,64] [--fixed-only] [--skip X] [--replace X] [--duplicate X] [--insert X]
 //! [--escapes N] [--share X]` (the last ones override `DecodeParams` for tuning).
 
@@ -21,9 +21,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/games");
     let mut sheets = 100usize;
+    let mut plies = 120usize;
     let mut widths = vec![8usize, 64];
     let mut fixed_only = false;
     let mut kind: Option<usize> = None;
+    let mut only: Option<Vec<usize>> = None;
     let mut base = DecodeParams::default();
     let mut it = args.iter();
     let num = |v: Option<&String>, name: &str| -> f32 {
@@ -33,6 +35,7 @@ fn main() {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--sheets" => sheets = num(it.next(), a) as usize,
+            "--plies" => plies = num(it.next(), a) as usize,
             "--widths" => {
                 widths = it
                     .next()
@@ -43,6 +46,15 @@ fn main() {
             }
             "--fixed-only" => fixed_only = true,
             "--kind" => kind = Some(num(it.next(), a) as usize),
+            "--configs" => {
+                only = Some(
+                    it.next()
+                        .expect("--configs 0,1,2")
+                        .split(',')
+                        .map(|c| c.parse().expect("config index"))
+                        .collect(),
+                )
+            }
             "--skip" => base.skip_penalty = num(it.next(), a),
             "--floor" => base.read_floor = num(it.next(), a),
             "--gate" => base.insert_gate = num(it.next(), a),
@@ -88,7 +100,10 @@ fn main() {
         ("10% confusion", NoiseModel::default(), 0.0),
         ("10% conf + 3% mistakes", NoiseModel::default(), 0.03),
     ];
-    for (name, noise, rate) in configs {
+    for (ci, (name, noise, rate)) in configs.into_iter().enumerate() {
+        if only.as_ref().is_some_and(|o| !o.contains(&ci)) {
+            continue;
+        }
         let mut mistakes = Mistakes::at(rate);
         if let Some(k) = kind {
             mistakes.kinds = vec![Mistake::ALL[k]];
@@ -100,7 +115,7 @@ fn main() {
             .enumerate()
             .map(|(i, g)| {
                 let habits = Habits::sample(Notation::ALL[i % 4], &mut rng);
-                sim.sheet(g, 120, &habits, 2, &mut rng)
+                sim.sheet(g, plies, &habits, 2, &mut rng)
             })
             .collect();
         for &width in &widths {
@@ -114,6 +129,15 @@ fn main() {
     }
 }
 
+/// CPU seconds this process has used (user + system), from `/proc/self/stat` on
+/// Linux: on a busy machine wall time overstates the decoder's cost.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn run(
     name: &str,
     width: usize,
@@ -125,6 +149,7 @@ fn run(
     let mut total = SheetScore::default();
     let mut ms = Vec::new();
     let mut notation_right = 0;
+    let cpu0 = cpu_seconds();
     for s in sims {
         let params = DecodeParams {
             beam_width: width,
@@ -138,13 +163,17 @@ fn run(
         total.add(&score(s, &decoded));
         notation_right += usize::from(decoded.notation == s.notation);
     }
+    let cpu_ms = cpu0
+        .zip(cpu_seconds())
+        .map(|(a, b)| (b - a) * 1e3 / sims.len() as f64);
     ms.sort_by(f64::total_cmp);
     let mean = ms.iter().sum::<f64>() / ms.len() as f64;
     println!(
-        "{name:23} width {width:3} {:5}: {mean:6.1} ms/sheet (median {:6.1}, max {:6.1}); plies right {:6.2}% ({}/{}); spoiled flagged {}/{}; flagged {:4.1}%; notation right {}/{}",
+        "{name:23} width {width:3} {:5}: {mean:6.1} ms/sheet wall (median {:6.1}, max {:6.1}), {} cpu; plies right {:6.2}% ({}/{}); spoiled flagged {}/{}; flagged {:4.1}%; notation right {}/{}",
         if auto { "auto" } else { "fixed" },
         ms[ms.len() / 2],
         ms[ms.len() - 1],
+        cpu_ms.map_or("?".to_string(), |c| format!("{c:.1} ms")),
         100.0 * total.accuracy(),
         total.plies_right,
         total.plies,

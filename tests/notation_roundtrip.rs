@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use scoresheet::notation::{
-    MoveTextError, Notation, Style, forms, parse_move, read_pgn_dir, render,
+    MoveShape, MoveTextError, Notation, Style, forms, parse_move, read_pgn_dir, render,
 };
 use shakmaty::{Chess, Position, san::San};
 
@@ -103,6 +103,22 @@ fn every_written_form_parses_back() {
         }
     }
     eprintln!("written forms parsed back: {checked}");
+}
+
+#[test]
+fn shapes_of_a_whole_move_list_match_one_by_one() {
+    let Some(positions) = positions(13, 3000) else {
+        return;
+    };
+    let mut keys = std::collections::HashMap::new();
+    for pos in &positions {
+        let moves = pos.legal_moves();
+        for (m, shape) in moves.iter().zip(MoveShape::all(pos, &moves)) {
+            assert_eq!(shape, MoveShape::new(pos, *m), "{m} in {}", fen(pos));
+            // The packed key tells shapes apart.
+            assert_eq!(*keys.entry(shape.key()).or_insert(shape), shape);
+        }
+    }
 }
 
 fn fen(pos: &Chess) -> String {

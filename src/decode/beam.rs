@@ -175,19 +175,16 @@ impl Search<'_> {
             .expect("the beam never empties: skipping a cell is always possible");
         let mut best_hist = best.hist;
         if let Some(p) = &best.pending {
-            // Settle a move still undecided at the end on its likeliest candidate.
+            // Settle moves still undecided at the end on their likeliest candidate.
             let share = (p.members[0].logw - super::state::mass(&p.members, 0)).exp();
-            let node = Node::Resolve {
-                target: p.node,
-                mv: p.members[0].mv,
-                share,
-            };
-            hist.push(Hist {
-                parent: best_hist,
-                step: end as u32,
-                node,
-            });
-            best_hist = hist.len() as u32 - 1;
+            for (&target, &mv) in p.nodes.iter().zip(&p.members[0].mvs) {
+                hist.push(Hist {
+                    parent: best_hist,
+                    step: end as u32,
+                    node: Node::Resolve { target, mv, share },
+                });
+                best_hist = hist.len() as u32 - 1;
+            }
         }
         Trace {
             hist,
@@ -220,26 +217,34 @@ pub(crate) fn decode(
     let end = game_end(&evidence);
     let table = ClassTable::new(alphabet);
     let mut ws = Workspace::default();
-    let mut search = |n: Notation, width: usize, evidence: &mut [Evidence]| {
+    let mut search = |n: Notation, width: usize, cells: usize, evidence: &mut [Evidence]| {
         Search {
             table: &table,
             params,
             notation: n,
             width,
         }
-        .run(evidence, &mut ws, end)
+        .run(evidence, &mut ws, cells)
     };
 
     let (notation, trace, notation_scores) = match params.notation {
         Some(n) => {
-            let trace = search(n, params.beam_width, &mut evidence);
+            let trace = search(n, params.beam_width, end, &mut evidence);
             let score = trace.score;
             (n, trace, vec![(n, score)])
         }
         None => {
             let mut scores: Vec<(Notation, f64)> = Notation::ALL
                 .iter()
-                .map(|&n| (n, search(n, params.auto_beam_width, &mut evidence).score))
+                .map(|&n| {
+                    let first = search(
+                        n,
+                        params.auto_beam_width,
+                        end.min(params.auto_cells),
+                        &mut evidence,
+                    );
+                    (n, first.score)
+                })
                 .collect();
             let top = scores.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
             let mut best: Option<(Notation, Trace)> = None;
@@ -247,7 +252,7 @@ pub(crate) fn decode(
                 if *score < top - params.auto_margin as f64 {
                     continue;
                 }
-                let trace = search(*n, params.beam_width, &mut evidence);
+                let trace = search(*n, params.beam_width, end, &mut evidence);
                 *score = trace.score;
                 if best.as_ref().is_none_or(|(_, t)| trace.score > t.score) {
                     best = Some((*n, trace));

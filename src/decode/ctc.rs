@@ -13,12 +13,19 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::model::{Alphabet, CellScores};
 
 /// Default of [`CellScorer::new`]'s `floor`.
-pub const DEFAULT_FLOOR: f32 = 5.0;
+pub const DEFAULT_FLOOR: f32 = 6.0;
 
 /// A trie prefix is not extended when the probability that the cell's text starts
 /// with it is this many nats below the cell's total probability mass: no move written
 /// through it can matter next to the escape penalties.
 pub(crate) const PRUNE_NATS: f32 = 12.0;
+
+/// A glyph counts as present in a cell when some frame gives it at least this share
+/// of that frame's best class (before the floor).
+const PRESENT: f32 = 0.003;
+
+/// Marks weaker than this (nats below no mark) are not scored for a cell.
+const MARK_NATS: f32 = 8.0;
 
 /// The lowest score reported (a string the cell cannot have produced).
 pub const MIN_SCORE: f32 = -200.0;
@@ -44,6 +51,15 @@ impl ClassTable {
             }
         }
         table
+    }
+
+    /// Class of one canonical glyph.
+    pub fn class(&self, c: char) -> Option<u16> {
+        match self.ascii.get(c as usize) {
+            Some(&k) if k != u16::MAX => Some(k),
+            Some(_) => None,
+            None => self.other.iter().find(|(o, _)| *o == c).map(|(_, k)| *k),
+        }
     }
 
     /// Class indices of a canonical glyph string into `out`; false if a glyph is not
@@ -253,6 +269,8 @@ pub struct CellScorer {
     prune: f32,
     /// Whether the marks of each class have any chance in this cell at all.
     marks_seen: [bool; 4],
+    /// Per class: whether some frame gives it a real chance (before the floor).
+    present: Vec<bool>,
 }
 
 impl CellScorer {
@@ -264,22 +282,28 @@ impl CellScorer {
         let mut y = vec![0.0f32; steps * classes];
         let mut best_path = 0.0f64;
         let mut empty_logp = 0.0f64;
+        // Per frame: emissions relative to the best class, floored; and the frame's true
+        // total mass (before the floor).
+        let mut mass = vec![0.0f32; steps];
+        let mut present = vec![false; classes];
+        let floor_lin = (-floor).exp();
         for t in 0..steps {
             let row = scores.row(t);
             let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
             best_path += max as f64;
             empty_logp += row.get(blank).copied().unwrap_or(f32::NEG_INFINITY) as f64;
             for (c, &v) in row.iter().enumerate() {
-                y[t * classes + c] = (v - max).max(-floor).exp();
+                let e = (v - max).exp();
+                mass[t] += e;
+                y[t * classes + c] = e.max(floor_lin);
+                if e > PRESENT {
+                    present[c] = true;
+                }
             }
         }
-        // The frames' true total mass (before the floor), relative to their best class.
         let mut rest = vec![1.0f32; steps + 1];
         for t in (0..steps).rev() {
-            let row = scores.row(t);
-            let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let mass: f32 = row.iter().map(|&v| (v - max).exp()).sum();
-            rest[t] = (rest[t + 1] * mass).min(1e30);
+            rest[t] = (rest[t + 1] * mass[t]).min(1e30);
         }
         let mut scorer = CellScorer {
             steps,
@@ -292,17 +316,28 @@ impl CellScorer {
             rest,
             prune: 0.0,
             marks_seen: [true; 4],
+            present,
         };
         scorer.prune = scorer.rest[0] * (-PRUNE_NATS).exp();
         scorer.beta = scorer.mark_betas(alphabet);
-        let negligible = scorer.prune * 1e-6;
-        for k in 0..4 {
-            scorer.marks_seen[k] = scorer.beta[k]
-                .iter()
-                .zip(&scorer.rest)
-                .any(|(b, r)| b * r > negligible);
+        // A class of marks counts only where it comes within MARK_NATS of the frames
+        // after a body staying blank (most cells carry no mark at all).
+        let mut blank_tail = vec![1.0f32; steps + 1];
+        for t in (0..steps).rev() {
+            blank_tail[t] = blank_tail[t + 1] * scorer.y[t * classes + blank];
         }
+        let seen = (-MARK_NATS).exp();
+        for k in 0..4 {
+            scorer.marks_seen[k] =
+                (1..steps).any(|u| scorer.beta[k][u] > seen * blank_tail[u].max(f32::MIN_POSITIVE));
+        }
+
         scorer
+    }
+
+    /// Whether glyph class `class` has a real chance in some frame of the cell.
+    pub fn present(&self, class: u16) -> bool {
+        self.present.get(class as usize).copied().unwrap_or(false)
     }
 
     /// Natural log of the best path's probability (the score origin).
@@ -332,7 +367,11 @@ impl CellScorer {
         let mut out = [0.0f64; 4];
         for (k, beta) in self.beta.iter().enumerate() {
             if self.marks_seen[k] {
-                out[k] = (1..self.steps).map(|u| (a_char[u] * beta[u]) as f64).sum();
+                let mut sum = 0.0f32;
+                for u in 1..self.steps {
+                    sum += a_char[u] * beta[u];
+                }
+                out[k] = sum as f64;
             }
         }
         out[0] += (a_char[self.steps] + a_blank[self.steps]) as f64;
@@ -372,6 +411,7 @@ impl CellScorer {
             rest: vec![1e30; self.steps + 1],
             prune: 0.0,
             marks_seen: [true; 4],
+            present: vec![true; self.classes],
         };
         let mut trie = Trie::default();
         trie.reset(&reversed);

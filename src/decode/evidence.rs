@@ -63,7 +63,8 @@ pub(crate) struct Evidence {
     pub blank: bool,
     /// Greedy reading of the first copy (glyphs).
     pub greedy: String,
-    cache: HashMap<(Notation, MoveShape), MoveScores, FxBuild>,
+    /// Keyed by the notation and [`MoveShape::key`].
+    cache: HashMap<u32, MoveScores, FxBuild>,
 }
 
 impl Evidence {
@@ -110,8 +111,27 @@ impl Evidence {
         table: &ClassTable,
         ws: &mut Workspace,
     ) -> MoveScores {
-        if let Some(s) = self.cache.get(&(n, *shape)) {
+        let key = shape.key() | (n as u32) << 24;
+        if let Some(s) = self.cache.get(&key) {
             return *s;
+        }
+        // Every written form names the destination square (castling aside): when
+        // neither of its glyphs shows anywhere in any copy, the cell cannot be this
+        // move (short of two misread glyphs, which no escape is worse than).
+        if shape.castle.is_none() {
+            let file = table.class(shape.to.file().char());
+            let rank = table.class(shape.to.rank().char());
+            let shows =
+                |c: Option<u16>| c.is_some_and(|c| self.copies.iter().any(|s| s.present(c)));
+            if !shows(file) && !shows(rank) {
+                let none = MoveScores {
+                    plain: MIN_SCORE,
+                    check: MIN_SCORE,
+                    mate: MIN_SCORE,
+                };
+                self.cache.insert(key, none);
+                return none;
+            }
         }
         let copies = self.copies.len();
         let mut sums: Vec<ClassProbs> = vec![[0.0; 4]; copies];
@@ -156,7 +176,7 @@ impl Evidence {
             total.check += to_score(sum[0] + sum[1]).max(floor);
             total.mate += to_score(sum[0] + sum[1] + sum[2] + x).max(floor);
         }
-        self.cache.insert((n, *shape), total);
+        self.cache.insert(key, total);
         total
     }
 

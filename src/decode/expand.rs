@@ -10,8 +10,13 @@ use shakmaty::{Chess, Move, Position};
 use super::beam::Search;
 use super::ctc::FxBuild;
 use super::evidence::{Evidence, Workspace};
-use super::state::{Act, Cand, Hyp, MAX_MEMBERS, keep_best, mass};
+use super::plausible::plausibility;
+use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Weights, keep_best};
 use crate::notation::{MoveShape, Notation, parse_move};
+
+/// Candidates of an unknown move more than this many nats below the likeliest are
+/// dropped.
+const MEMBER_SPAN: f32 = 6.0;
 
 /// A move some candidate position of a beam entry allows.
 struct Option_ {
@@ -20,12 +25,29 @@ struct Option_ {
     /// Index of the first member (of a pending move) allowing it; 0 otherwise.
     first: usize,
     /// Members allowing it (0 when nothing is pending).
-    mask: u16,
+    mask: u64,
 }
 
 /// A move the cell may show after an unwritten move: (the move, its reading, the
 /// unwritten moves that allow it with their log-weights).
 type Group = (Move, f32, Vec<(Move, f32)>);
+
+/// A legal move packed into 32 bits: equal keys, equal moves (the captured piece
+/// included: the same squares may capture different pieces in different positions).
+fn move_key(m: Move) -> u32 {
+    let kind = match m {
+        Move::Normal { .. } => 0,
+        Move::EnPassant { .. } => 1,
+        Move::Castle { .. } => 2,
+        Move::Put { .. } => 3,
+    };
+    u32::from(m.from().map_or(0, u8::from))
+        | (u32::from(m.to()) << 6)
+        | (m.promotion().map_or(0, |r| r as u32) << 12)
+        | (kind << 15)
+        | ((m.role() as u32) << 17)
+        | (m.capture().map_or(0, |r| r as u32) << 20)
+}
 
 /// Log-sum-exp of log-weights.
 fn lse(xs: impl Iterator<Item = f32> + Clone) -> f32 {
@@ -64,12 +86,12 @@ impl Search<'_> {
             }
             Some(p) => {
                 let mut out: Vec<Option_> = Vec::new();
-                let mut index: HashMap<Move, usize, FxBuild> = HashMap::default();
+                let mut index: HashMap<u32, usize, FxBuild> = HashMap::default();
                 for (j, member) in p.members.iter().enumerate() {
                     let moves = member.pos.legal_moves();
                     let shapes = MoveShape::all(&member.pos, &moves);
                     for (&mv, shape) in moves.iter().zip(shapes) {
-                        let i = *index.entry(mv).or_insert_with(|| {
+                        let i = *index.entry(move_key(mv)).or_insert_with(|| {
                             out.push(Option_ {
                                 mv,
                                 shape,
@@ -78,7 +100,7 @@ impl Search<'_> {
                             });
                             out.len() - 1
                         });
-                        out[i].mask |= 1 << j;
+                        out[i].mask |= 1u64 << j;
                     }
                 }
                 out
@@ -109,10 +131,11 @@ impl Search<'_> {
                 .as_ref()
                 .map(|p| p.members.as_slice())
                 .unwrap_or(&[]);
+            let weights = Weights::of(members);
             let whole = if members.is_empty() {
                 0.0
             } else {
-                mass(members, 0)
+                weights.log_mass(0)
             };
             let position = |o: &Option_| {
                 if members.is_empty() {
@@ -122,10 +145,10 @@ impl Search<'_> {
                 }
             };
             let options = self.options(h);
-            let all_members: u16 = if members.is_empty() {
+            let all_members: u64 = if members.is_empty() {
                 0
             } else {
-                ((1u32 << members.len()) - 1) as u16
+                u64::MAX >> (64 - members.len())
             };
 
             if let Some(san) = lock {
@@ -137,7 +160,7 @@ impl Search<'_> {
                         let adj = if members.is_empty() {
                             0.0
                         } else {
-                            mass(members, o.mask) - whole
+                            weights.log_mass(o.mask) - whole
                         };
                         let mut c =
                             Cand::new(h.score + adj as f64, parent, Act::Locked(o.mv), evidence);
@@ -176,7 +199,7 @@ impl Search<'_> {
                     let adj = if members.is_empty() {
                         0.0
                     } else {
-                        mass(members, o.mask) - whole
+                        weights.log_mass(o.mask) - whole
                     };
                     let mut c = Cand::new(
                         h.score + (read + prior + adj) as f64,
@@ -185,19 +208,29 @@ impl Search<'_> {
                         read,
                     );
                     c.mask = o.mask;
+                    c.shape = Some(o.shape);
                     reads.push(c);
                 } else if o.first == 0 {
                     // (With a pending move, a replacement starts from its first candidate.)
-                    replaced.push((o.mv, tempered + prior - spread));
+                    replaced.push((o.mv, tempered + prior + plausibility(pos, &o.mv)));
                 }
             }
             keep_best(&mut reads, p.reads_per_parent);
             cands.append(&mut reads);
 
             if !replaced.is_empty() {
+                // Spread the escape over the legal moves (plausibility-weighted).
+                let norm = lse(options
+                    .iter()
+                    .filter(|o| o.first == 0)
+                    .map(|o| plausibility(position(o), &o.mv)));
+                replaced.iter_mut().for_each(|r| r.1 -= norm);
                 let weight = lse(replaced.iter().map(|r| r.1));
                 replaced.sort_by(|a, b| b.1.total_cmp(&a.1));
                 replaced.truncate(MAX_MEMBERS);
+                // Candidates far less likely than the best hardly matter and cost time.
+                let cut = replaced[0].1 - MEMBER_SPAN;
+                replaced.retain(|r| r.1 >= cut);
                 let score = h.score + (any - p.replace_penalty + weight) as f64;
                 cands.push(Cand::new(
                     score,
@@ -253,17 +286,17 @@ impl Search<'_> {
         if first.is_empty() {
             return;
         }
-        let spread = (first.len() as f32).ln();
+        let norm = lse(first.iter().map(|m| plausibility(&h.pos, m)));
         // then-move -> (its reading, the unwritten moves allowing it)
         let mut groups: Vec<Group> = Vec::new();
-        let mut index: HashMap<Move, usize, FxBuild> = HashMap::default();
+        let mut index: HashMap<u32, usize, FxBuild> = HashMap::default();
         for &m1 in &first {
             let mut p1 = h.pos.clone();
             p1.play_unchecked(m1);
-            let w1 = self.prior(&h.pos, &m1) - spread;
+            let w1 = self.prior(&h.pos, &m1) + plausibility(&h.pos, &m1) - norm;
             if let Some(san) = lock {
                 if let Ok(m2) = parse_move(&p1, san, Notation::En) {
-                    let i = *index.entry(m2).or_insert_with(|| {
+                    let i = *index.entry(move_key(m2)).or_insert_with(|| {
                         groups.push((m2, 0.0, Vec::new()));
                         groups.len() - 1
                     });
@@ -275,9 +308,9 @@ impl Search<'_> {
             let shapes = MoveShape::all(&p1, &moves);
             for (m2, shape) in moves.iter().zip(&shapes) {
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
-                if read > any - p.replace_penalty - spread {
+                if read > any - p.skip_penalty {
                     let read = read + self.prior(&p1, m2);
-                    let i = *index.entry(*m2).or_insert_with(|| {
+                    let i = *index.entry(move_key(*m2)).or_insert_with(|| {
                         groups.push((*m2, read, Vec::new()));
                         groups.len() - 1
                     });
@@ -290,6 +323,8 @@ impl Search<'_> {
             let weight = lse(set.iter().map(|s| s.1));
             set.sort_by(|a, b| b.1.total_cmp(&a.1));
             set.truncate(MAX_MEMBERS);
+            let cut = set[0].1 - MEMBER_SPAN;
+            set.retain(|m| m.1 >= cut);
             let score = h.score + (read - p.insert_penalty + weight) as f64;
             let act = Act::Assume {
                 set: sets.len() as u32,

@@ -8,14 +8,20 @@
 //! - *read* a legal move: score = CTC log-likelihood of the move's written forms in
 //!   the sheet's notation, relative to the cell's best path (a clean read scores
 //!   about the cell's total mass, [`CellScorer::total_mass`]);
-//! - *replace* the cell by a legal move the cell does not show (a player's recording
-//!   error or a misread): total mass minus `replace_penalty`, shared among the legal
-//!   moves (minus the log of their number);
-//! - *skip* the cell (a crossed-out cell, a shifted row): total mass minus
-//!   `skip_penalty`, or skip it as a *duplicate* of the move before: that move's
-//!   score minus `duplicate_penalty`;
-//! - *assume* a move the player did not write before reading this cell, at
-//!   `insert_penalty` shared among the legal moves.
+//! - *replace* the cell by a move it does not show (a player's recording error or a
+//!   misread): total mass minus `replace_penalty`; the move stays a *set* of
+//!   candidates (every legal move the cell does not show, weighted by how nearly the
+//!   cell shows it and by a small plausibility order) that later cells narrow down;
+//! - *skip* the cell (a crossed-out cell; a blank cell inside the game, a shifted
+//!   row): total mass minus `skip_penalty` (`blank_penalty` for a blank cell), or skip
+//!   it as a *duplicate* of the move before: that move's score minus
+//!   `duplicate_penalty`;
+//! - *assume* a move the player did not write before reading this cell's move, at
+//!   `insert_penalty`; the unwritten move is a candidate set as well.
+//!
+//! The beam keeps, besides the best entries, the best few lines for every decision
+//! taken at the last cells (`diversity_*`), so that an early fork that only a later
+//! cell settles is not lost to combinations of small late alternatives.
 //!
 //! Output moves are legal by construction.
 
@@ -24,6 +30,7 @@ mod ctc;
 mod evidence;
 mod expand;
 mod explain;
+mod plausible;
 pub mod simulate;
 mod state;
 
@@ -36,7 +43,7 @@ use shakmaty::{Chess, Color, Move};
 use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
 
-pub use ctc::{CellScorer, MIN_SCORE};
+pub use ctc::{CellScorer, MIN_SCORE, Trie};
 
 /// A prior over moves, added to the cell evidence (e.g. from an opening book or an
 /// engine). Scores are natural-log weights; 0 is neutral.
@@ -82,8 +89,8 @@ pub struct DecodeParams {
     /// At most this many moves read from a cell per beam entry (the best ones): a
     /// cell rarely supports more than a few, the rest are noise-level floods.
     pub reads_per_parent: usize,
-    /// At most this many replaced moves, and this many assumed ones, per beam entry
-    /// and cell (the ones the cell comes closest to showing).
+    /// At most this many "unwritten move, then this cell's move" candidates per beam
+    /// entry and cell (one per move the cell may show, the best ones).
     pub escapes_per_parent: usize,
     /// The beam keeps, for each of this many recent cells (at most 8) and each move
     /// some line played there, the best such line ...
@@ -102,8 +109,11 @@ pub struct DecodeParams {
     pub locked: BTreeMap<usize, String>,
     /// Optional move prior; `None` weighs all legal moves alike.
     pub prior: Option<Arc<dyn MovePrior>>,
-    /// Beam width of the first pass that compares notations when `notation` is `None`.
+    /// Beam width of the first pass that compares notations when `notation` is `None`
+    /// ...
     pub auto_beam_width: usize,
+    /// ... over this many first cells.
+    pub auto_cells: usize,
     /// Notations whose first-pass score is within this many nats of the best are
     /// decoded in full before choosing.
     pub auto_margin: f32,
@@ -124,7 +134,7 @@ impl Default for DecodeParams {
             insert_gate: 2.0,
             insert_parents: 4,
             escape_share: 0.5,
-            reads_per_parent: 4,
+            reads_per_parent: 6,
             escapes_per_parent: 4,
             diversity_window: 8,
             diversity_margin: 15.0,
@@ -134,6 +144,7 @@ impl Default for DecodeParams {
             locked: BTreeMap::new(),
             prior: None,
             auto_beam_width: 8,
+            auto_cells: 40,
             auto_margin: 10.0,
         }
     }
@@ -164,6 +175,7 @@ impl fmt::Debug for DecodeParams {
             .field("locked", &self.locked)
             .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
             .field("auto_beam_width", &self.auto_beam_width)
+            .field("auto_cells", &self.auto_cells)
             .field("auto_margin", &self.auto_margin)
             .finish()
     }
@@ -261,7 +273,8 @@ pub struct DecodedSheet {
     pub cells_used: usize,
     /// Log-likelihood of the cells under the decoded game, escape penalties included.
     pub log_likelihood: f64,
-    /// Score of the best game found in each notation tried (relative nats).
+    /// Score of the best game found in each notation tried (relative nats; over the
+    /// first-pass cells only for notations not decoded in full).
     pub notation_scores: Vec<(Notation, f64)>,
     /// Locked cells whose move no line of the search could play (ignored).
     pub lock_conflicts: Vec<usize>,

@@ -11,7 +11,7 @@ use super::ctc::FxBuild;
 use crate::notation::MoveShape;
 
 /// Candidate moves kept for one unknown move.
-pub(crate) const MAX_MEMBERS: usize = 16;
+pub(crate) const MAX_MEMBERS: usize = 64;
 /// Cells after which an unknown move still undecided is settled on its likeliest
 /// candidate.
 pub(crate) const MAX_PENDING_AGE: u32 = 24;
@@ -115,7 +115,9 @@ pub(crate) struct Cand {
     pub protect: bool,
     /// For a parent with an unknown move: which of its candidates stay consistent
     /// (bit `j` = member `j`); 0 otherwise.
-    pub mask: u16,
+    pub mask: u64,
+    /// Shape of the move the cell records, when the expansion knew it.
+    pub shape: Option<MoveShape>,
 }
 
 impl Cand {
@@ -127,6 +129,7 @@ impl Cand {
             evidence,
             protect: false,
             mask: 0,
+            shape: None,
         }
     }
 }
@@ -139,22 +142,23 @@ pub(crate) struct Recorded {
     pub act: Act,
 }
 
-/// One candidate for an unknown move: the move, the position it leads to now (after
-/// the moves read since), and its log-weight.
+/// One candidate for the unknown moves of a line: a move for each of them, the
+/// position they lead to now (after the moves read since), and its log-weight.
 #[derive(Clone, Debug)]
 pub(crate) struct Member {
-    pub mv: Move,
+    pub mvs: Vec<Move>,
     pub pos: Chess,
     pub logw: f32,
 }
 
-/// A move the sheet does not show, not yet pinned down by later cells.
+/// Moves the sheet does not show, not yet pinned down by later cells.
 #[derive(Clone, Debug)]
 pub(crate) struct Pending {
-    /// The history node of the unknown move.
-    pub node: u32,
+    /// The history nodes of the unknown moves, oldest first.
+    pub nodes: Vec<u32>,
     /// Candidates still consistent with the moves read since, likeliest first.
     pub members: Vec<Member>,
+    /// Cells since the oldest unknown move.
     pub age: u32,
 }
 
@@ -186,16 +190,44 @@ impl Hyp {
 }
 
 /// Log of the summed weights of the members in `mask` (all when `mask` is 0).
-pub(crate) fn mass(members: &[Member], mask: u16) -> f32 {
-    let chosen = members
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| mask == 0 || mask & (1 << j) != 0);
-    let top = chosen
-        .clone()
-        .map(|(_, m)| m.logw)
-        .fold(f32::NEG_INFINITY, f32::max);
-    top + chosen.map(|(_, m)| (m.logw - top).exp()).sum::<f32>().ln()
+pub(crate) fn mass(members: &[Member], mask: u64) -> f32 {
+    Weights::of(members).log_mass(mask)
+}
+
+/// The members' weights, for many [`Weights::log_mass`] queries.
+pub(crate) struct Weights {
+    top: f32,
+    linear: Vec<f32>,
+}
+
+impl Weights {
+    pub fn of(members: &[Member]) -> Weights {
+        let top = members
+            .iter()
+            .map(|m| m.logw)
+            .fold(f32::NEG_INFINITY, f32::max);
+        Weights {
+            top,
+            linear: members.iter().map(|m| (m.logw - top).exp()).collect(),
+        }
+    }
+
+    /// Log of the summed weights of the members in `mask` (all when `mask` is 0).
+    pub fn log_mass(&self, mask: u64) -> f32 {
+        let sum: f32 = if mask == 0 {
+            self.linear.iter().sum()
+        } else {
+            let mut bits = mask;
+            let mut sum = 0.0;
+            while bits != 0 {
+                let j = bits.trailing_zeros() as usize;
+                sum += self.linear.get(j).copied().unwrap_or(0.0);
+                bits &= bits - 1;
+            }
+            sum
+        };
+        self.top + sum.ln()
+    }
 }
 
 /// The history and new beam entries of one cell.
@@ -221,34 +253,86 @@ impl Builder<'_> {
         self.push(parent, Node::Entry { kind, mv, evidence })
     }
 
-    /// Settles a pending move on member `j`: the resolve node, and the member's position.
-    fn resolve(&mut self, at: u32, pending: &Pending, j: usize) -> (u32, Chess) {
+    /// Settles the pending moves on member `j`: a resolve node for each, and the
+    /// member's position.
+    fn resolve(&mut self, mut at: u32, pending: &Pending, j: usize) -> (u32, Chess) {
         let share = (pending.members[j].logw - mass(&pending.members, 0)).exp();
         let m = &pending.members[j];
-        let node = self.push(
-            at,
-            Node::Resolve {
-                target: pending.node,
-                mv: m.mv,
-                share,
-            },
-        );
-        (node, m.pos.clone())
+        for (&target, &mv) in pending.nodes.iter().zip(&m.mvs) {
+            at = self.push(at, Node::Resolve { target, mv, share });
+        }
+        (at, m.pos.clone())
     }
 
-    /// Starts a pending move of set `set` played from `base` (then `then`, if any).
-    fn start_pending(&self, base: &Chess, set: u32, then: Option<Move>) -> Vec<Member> {
-        self.sets[set as usize]
-            .iter()
-            .map(|&(mv, logw)| {
-                let mut pos = base.clone();
-                pos.play_unchecked(mv);
-                if let Some(t) = then {
-                    pos.play_unchecked(t);
+    /// Adds an unknown move of set `set` (then `then`, if any) to the candidates of a
+    /// line: from a settled position, one candidate per move of the set; on top of
+    /// pending candidates, each keeps its likeliest move of the set that is legal
+    /// there (candidates allowing none are dropped).
+    fn extend_pending(
+        &self,
+        base: &Chess,
+        pending: Option<Box<Pending>>,
+        set: u32,
+        then: Option<Move>,
+        node: u32,
+    ) -> Option<Pending> {
+        let set = &self.sets[set as usize];
+        let play = |from: &Chess, mv: Move| -> Option<Chess> {
+            if !from.is_legal(mv) {
+                return None;
+            }
+            let mut pos = from.clone();
+            pos.play_unchecked(mv);
+            if let Some(t) = then {
+                if !pos.is_legal(t) {
+                    return None;
                 }
-                Member { mv, pos, logw }
-            })
-            .collect()
+                pos.play_unchecked(t);
+            }
+            Some(pos)
+        };
+        let (nodes, members) = match pending {
+            None => {
+                let members: Vec<Member> = set
+                    .iter()
+                    .filter_map(|&(mv, logw)| {
+                        play(base, mv).map(|pos| Member {
+                            mvs: vec![mv],
+                            pos,
+                            logw,
+                        })
+                    })
+                    .collect();
+                (vec![node], members)
+            }
+            Some(p) => {
+                let mut nodes = p.nodes;
+                nodes.push(node);
+                let members: Vec<Member> = p
+                    .members
+                    .into_iter()
+                    .filter_map(|m| {
+                        set.iter().find_map(|&(mv, logw)| {
+                            play(&m.pos, mv).map(|pos| {
+                                let mut mvs = m.mvs.clone();
+                                mvs.push(mv);
+                                Member {
+                                    mvs,
+                                    pos,
+                                    logw: m.logw + logw,
+                                }
+                            })
+                        })
+                    })
+                    .collect();
+                (nodes, members)
+            }
+        };
+        (!members.is_empty()).then_some(Pending {
+            nodes,
+            members,
+            age: 0,
+        })
     }
 
     /// Plays candidate `c` from `parent`: the new beam entry, unless its position is
@@ -257,9 +341,10 @@ impl Builder<'_> {
         let mut h = parent.hist;
         let mut pending = parent.pending.clone();
         let mut last = parent.last;
-        // An escape from a line with a pending move first settles that move.
         let mut base = parent.pos.clone();
-        if (c.act.escape() || matches!(c.act, Act::Assume { .. }))
+        // A new unknown move settles the older ones on their likeliest candidate:
+        // keeping both undecided would multiply the candidates.
+        if matches!(c.act, Act::Replace { .. } | Act::Assume { .. })
             && let Some(p) = pending.take()
         {
             let (node, pos) = self.resolve(h, &p, 0);
@@ -277,14 +362,16 @@ impl Builder<'_> {
                     Some(p) => {
                         let mut kept = Vec::with_capacity(p.members.len());
                         for (j, mem) in p.members.iter().enumerate() {
-                            if c.mask & (1 << j) != 0 {
+                            if c.mask & (1u64 << j) != 0 {
                                 if kept.is_empty() {
-                                    last = Some(MoveShape::new(&mem.pos, m));
+                                    last = Some(
+                                        c.shape.unwrap_or_else(|| MoveShape::new(&mem.pos, m)),
+                                    );
                                 }
                                 let mut q = mem.pos.clone();
                                 q.play_unchecked(m);
                                 kept.push(Member {
-                                    mv: mem.mv,
+                                    mvs: mem.mvs.clone(),
                                     pos: q,
                                     logw: mem.logw,
                                 });
@@ -296,7 +383,7 @@ impl Builder<'_> {
                     }
                     None => {
                         let mut pos = base.clone();
-                        last = Some(MoveShape::new(&pos, m));
+                        last = Some(c.shape.unwrap_or_else(|| MoveShape::new(&pos, m)));
                         pos.play_unchecked(m);
                         pos
                     }
@@ -324,27 +411,35 @@ impl Builder<'_> {
                 base
             }
             Act::Replace { set } => {
-                let members = self.start_pending(&base, set, None);
-                let pos = members[0].pos.clone();
+                let age = pending.as_ref().map_or(0, |p| p.age + 1);
+                let node = self.entry(h, EntryKind::Replaced, None, c.evidence);
+                let mut p = self.extend_pending(&base, pending.take(), set, None, node)?;
+                p.age = age;
+                let pos = p.members[0].pos.clone();
                 if self.seen.contains(&pos) {
+                    self.hist.pop();
                     return None;
                 }
-                h = self.entry(h, EntryKind::Replaced, None, c.evidence);
+                h = node;
                 last = None;
-                pending = Some(Box::new(Pending {
-                    node: h,
-                    members,
-                    age: 0,
-                }));
+                pending = Some(Box::new(p));
                 pos
             }
             Act::Assume { set, then, locked } => {
-                let members = self.start_pending(&base, set, Some(then));
-                let pos = members[0].pos.clone();
+                let age = pending.as_ref().map_or(0, |p| p.age + 1);
+                let assumed = self.entry(h, EntryKind::Assumed, None, 0.0);
+                let Some(mut p) =
+                    self.extend_pending(&base, pending.take(), set, Some(then), assumed)
+                else {
+                    self.hist.pop();
+                    return None;
+                };
+                p.age = age;
+                let pos = p.members[0].pos.clone();
                 if self.seen.contains(&pos) {
+                    self.hist.pop();
                     return None;
                 }
-                let assumed = self.entry(h, EntryKind::Assumed, None, 0.0);
                 let kind = if locked {
                     EntryKind::Locked
                 } else {
@@ -352,13 +447,9 @@ impl Builder<'_> {
                 };
                 h = self.entry(assumed, kind, Some(then), c.evidence);
                 let mut q = base.clone();
-                q.play_unchecked(members[0].mv);
+                q.play_unchecked(p.members[0].mvs[p.members[0].mvs.len() - 1]);
                 last = Some(MoveShape::new(&q, then));
-                pending = Some(Box::new(Pending {
-                    node: assumed,
-                    members,
-                    age: 0,
-                }));
+                pending = Some(Box::new(p));
                 pos
             }
         };

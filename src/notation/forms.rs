@@ -82,6 +82,14 @@ impl MoveShape {
     /// the disambiguation worked out once for the whole list.
     pub fn all(pos: &Chess, moves: &[Move]) -> Vec<MoveShape> {
         let turn = pos.turn();
+        // Only destinations two pieces can reach need disambiguation.
+        let key = |role: Role, to: Square| usize::from(to) * 8 + role as usize;
+        let mut reach = [0u8; 64 * 8];
+        for m in moves {
+            if m.role() != Role::Pawn && !m.is_castle() {
+                reach[key(m.role(), m.to())] += 1;
+            }
+        }
         moves
             .iter()
             .map(|&m| {
@@ -95,6 +103,7 @@ impl MoveShape {
                     ..
                 } = m
                     && role != Role::Pawn
+                    && reach[key(role, to)] > 1
                 {
                     let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
                     for other in moves {
@@ -134,6 +143,26 @@ impl MoveShape {
                 }
             })
             .collect()
+    }
+}
+
+impl MoveShape {
+    /// The shape packed into 32 bits (equal shapes, equal keys), for fast maps.
+    pub fn key(&self) -> u32 {
+        let castle = match self.castle {
+            None => 0,
+            Some(CastlingSide::KingSide) => 1,
+            Some(CastlingSide::QueenSide) => 2,
+        };
+        (self.role as u32)
+            | (u32::from(self.from) << 3)
+            | (u32::from(self.to) << 9)
+            | (u32::from(self.capture) << 15)
+            | (u32::from(self.en_passant) << 16)
+            | (self.promotion.map_or(0, |r| r as u32) << 17)
+            | (castle << 20)
+            | (u32::from(self.need_file) << 22)
+            | (u32::from(self.need_rank) << 23)
     }
 }
 

@@ -127,7 +127,7 @@ impl Habits {
             mate,
             promo_eq: rng.chance(eq_p),
             ep_suffix: ep_p,
-            under: if rng.chance(0.5) { 0.3 } else { 0.02 },
+            under: if rng.chance(0.25) { 0.2 } else { 0.02 },
             over: 0.02,
             odd: 0.004,
         }
