@@ -69,6 +69,8 @@ pub struct Block {
     /// white column's edges and at the black column's edges.
     pub white_rows: Vec<(f32, f32)>,
     pub black_rows: Vec<(f32, f32)>,
+    /// Whether each row line was seen in some column (else interpolated everywhere).
+    pub seen: Vec<bool>,
 }
 
 /// The move table found on a page.
@@ -81,8 +83,8 @@ pub struct Table {
     pub columns: Vec<Column>,
     pub blocks: Vec<Block>,
     pub pitch: f32,
-    /// Its pixels on long vertical runs (vertical rules).
-    pub vruns: Mask,
+    /// Dark pixels of the analysis image (ink and rules).
+    pub dark: Mask,
     /// Evidence that the page is upside down (number columns or strips to the right of
     /// their blocks): positive means upside down.
     pub upside_down_votes: f32,
@@ -144,7 +146,7 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
         columns: Vec::new(),
         blocks: Vec::new(),
         pitch: 0.0,
-        vruns,
+        dark,
         upside_down_votes: 0.0,
     };
     table.columns = find_columns(&table, p.min_rows);
@@ -204,7 +206,7 @@ fn find_columns(t: &Table, min_rows: usize) -> Vec<Column> {
             continue;
         };
         let mut centre = rows::regular_run(&ys, &ids, pitch);
-        rows::regularize_ends(&mut centre);
+        rows::tidy(&mut centre, &ys, &ids);
         if centre.len() < min_rows + 1
             || centre.iter().filter(|r| r.found.is_some()).count() * 10 < centre.len() * 7
         {
