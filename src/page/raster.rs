@@ -28,24 +28,21 @@ pub fn downscale(img: &GrayImage, k: u32) -> GrayImage {
     let (ow, oh) = (w.div_ceil(k), h.div_ceil(k));
     let src = img.as_raw();
     let mut sums = vec![0u32; ow as usize];
-    let mut counts = vec![0u32; ow as usize];
     let mut out = Vec::with_capacity((ow * oh) as usize);
+    let ku = k as usize;
     for oy in 0..oh {
         sums.iter_mut().for_each(|s| *s = 0);
-        counts.iter_mut().for_each(|c| *c = 0);
+        let rows = (oy * k..((oy + 1) * k).min(h)).len() as u32;
         for y in oy * k..((oy + 1) * k).min(h) {
             let row = &src[(y * w) as usize..((y + 1) * w) as usize];
-            for (x, &v) in row.iter().enumerate() {
-                let ox = x / k as usize;
-                sums[ox] += u32::from(v);
-                counts[ox] += 1;
+            for (s, chunk) in sums.iter_mut().zip(row.chunks(ku)) {
+                *s += chunk.iter().map(|&v| u32::from(v)).sum::<u32>();
             }
         }
-        out.extend(
-            sums.iter()
-                .zip(&counts)
-                .map(|(&s, &c)| ((s + c / 2) / c.max(1)) as u8),
-        );
+        for (ox, s) in sums.iter().enumerate() {
+            let c = rows * (w - ox as u32 * k).min(k);
+            out.push(((s + c / 2) / c.max(1)) as u8);
+        }
     }
     GrayImage::from_raw(ow, oh, out).expect("buffer size matches")
 }
@@ -124,48 +121,50 @@ pub fn rotate(img: &GrayImage, deg: f32, fill: u8, out_w: u32, out_h: u32) -> Gr
     let (ocx, ocy) = ((out_w as f32 - 1.0) / 2.0, (out_h as f32 - 1.0) / 2.0);
     let src = img.as_raw();
     let (wi, hi) = (w as i32, h as i32);
-    let sample = |x: i32, y: i32| -> f32 {
+    let sample = |x: i32, y: i32| -> i32 {
         if x < 0 || y < 0 || x >= wi || y >= hi {
-            f32::from(fill)
+            i32::from(fill)
         } else {
-            f32::from(src[(y * wi + x) as usize])
+            i32::from(src[(y * wi + x) as usize])
         }
     };
+    // Source positions in 16.16 fixed point, stepping by (cos, sin) per output pixel.
+    const ONE: f32 = 65536.0;
+    let (dfx, dfy) = ((cos * ONE).round() as i64, (sin * ONE).round() as i64);
+    let stride = w as usize;
     let mut out = vec![fill; (out_w * out_h) as usize];
-    for y in 0..out_h {
+    for (y, row) in out.chunks_exact_mut(out_w as usize).enumerate() {
         let dy = y as f32 - ocy;
-        // Source position of (0, y), then step by (cos, sin) per output pixel.
-        let mut sx = cx + cos * (-ocx) - sin * dy;
-        let mut sy = cy + sin * (-ocx) + cos * dy;
-        let row = &mut out[(y * out_w) as usize..((y + 1) * out_w) as usize];
+        let mut fx = ((cx + cos * (-ocx) - sin * dy) * ONE).round() as i64;
+        let mut fy = ((cy + sin * (-ocx) + cos * dy) * ONE).round() as i64;
         for px in row.iter_mut() {
-            let (fx, fy) = (sx.floor(), sy.floor());
-            let (x0, y0) = (fx as i32, fy as i32);
-            if x0 >= -1 && y0 >= -1 && x0 < wi && y0 < hi {
-                let (ax, ay) = (sx - fx, sy - fy);
-                let inside = x0 >= 0 && y0 >= 0 && x0 + 1 < wi && y0 + 1 < hi;
-                let (a, b, c, d) = if inside {
-                    let i = (y0 * wi + x0) as usize;
-                    let (a, b) = (f32::from(src[i]), f32::from(src[i + 1]));
-                    let (c, d) = (
-                        f32::from(src[i + w as usize]),
-                        f32::from(src[i + w as usize + 1]),
-                    );
-                    (a, b, c, d)
-                } else {
-                    (
-                        sample(x0, y0),
-                        sample(x0 + 1, y0),
-                        sample(x0, y0 + 1),
-                        sample(x0 + 1, y0 + 1),
-                    )
-                };
-                let top = a + (b - a) * ax;
-                let bottom = c + (d - c) * ax;
-                *px = (top + (bottom - top) * ay + 0.5) as u8;
-            }
-            sx += cos;
-            sy += sin;
+            let (x0, y0) = ((fx >> 16) as i32, (fy >> 16) as i32);
+            let (ax, ay) = (((fx >> 8) & 255) as i32, ((fy >> 8) & 255) as i32);
+            let (a, b, c, d) = if x0 >= 0 && y0 >= 0 && x0 + 1 < wi && y0 + 1 < hi {
+                let i = y0 as usize * stride + x0 as usize;
+                (
+                    i32::from(src[i]),
+                    i32::from(src[i + 1]),
+                    i32::from(src[i + stride]),
+                    i32::from(src[i + stride + 1]),
+                )
+            } else if x0 >= -1 && y0 >= -1 && x0 < wi && y0 < hi {
+                (
+                    sample(x0, y0),
+                    sample(x0 + 1, y0),
+                    sample(x0, y0 + 1),
+                    sample(x0 + 1, y0 + 1),
+                )
+            } else {
+                fx += dfx;
+                fy += dfy;
+                continue;
+            };
+            let top = (a << 8) + (b - a) * ax;
+            let bottom = (c << 8) + (d - c) * ax;
+            *px = (((top << 8) + (bottom - top) * ay + (1 << 15)) >> 16) as u8;
+            fx += dfx;
+            fy += dfy;
         }
     }
     GrayImage::from_raw(out_w, out_h, out).expect("buffer size matches")
