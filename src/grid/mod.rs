@@ -151,14 +151,15 @@ fn page_name(page: &Page) -> String {
     }
 }
 
-/// Whether an upright analysis of `gray` puts the move numbers at the right of their
-/// blocks (so the page is upside down). False when no table is found.
-pub fn looks_upside_down(gray: &GrayImage) -> bool {
+/// Evidence that `gray` is upside down, from an upright reading of its table: move
+/// numbers (a ruled number column or a shaded strip) at the right of their blocks
+/// count for, at the left against; `None` when no table is found.
+pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
     let ap = AnalysisParams {
         min_contrast: GridParams::default().min_contrast,
-        min_rows: 8,
+        min_rows: GridParams::default().min_rows,
     };
-    table::analyse(gray, &ap).is_ok_and(|t| t.upside_down_votes >= 1.0)
+    table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
 }
 
 /// Builds the cells from the analysed table; `k` is the analysis downscale factor.
