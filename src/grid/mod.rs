@@ -195,7 +195,13 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
                 let (px0, py0, px1, py1) = (to_page(x0), to_page(y0), to_page(x1), to_page(y1));
                 let ruled = clip_box(px0, py0, px1, py1, pw, ph);
                 let (mx, my) = ((px1 - px0) * params.margin_x, (py1 - py0) * params.margin_y);
-                let bbox = clip_box(px0 - mx, py0 - my, px1 + mx, py1 + my, pw, ph);
+                // No margin into a number strip: it holds print, not writing.
+                let left_margin = if side == Color::White && block.strip_x.is_some() {
+                    0.0
+                } else {
+                    mx
+                };
+                let bbox = clip_box(px0 - left_margin, py0 - my, px1 + mx, py1 + my, pw, ph);
                 let move_number = (b * rows + r + 1) as u32;
                 cells.push(Cell {
                     move_number,

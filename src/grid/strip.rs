@@ -65,11 +65,11 @@ pub fn strip_edge(
         return None;
     }
     // The band ends after its last dark position; the edge is where the profile then
-    // climbs half way to paper.
+    // climbs three quarters of the way to paper (shading often fades out slowly).
     let last_dark = (lo..hi)
         .rev()
         .find(|&i| smooth[i] <= band + 0.25 * contrast)?;
-    let edge = (last_dark..hi + width / 10).find(|&i| smooth[i] >= band + 0.5 * contrast)?;
+    let edge = (last_dark..hi + width / 10).find(|&i| smooth[i] >= band + 0.75 * contrast)?;
     // Most of the band must be dark: a slow gradient across the column is no strip.
     let dark = (lo..edge)
         .filter(|&i| smooth[i] <= band + 0.35 * contrast)
