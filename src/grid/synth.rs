@@ -261,17 +261,8 @@ impl Canvas {
     }
 
     /// Pseudo handwriting or print: a zigzag of `n` strokes across the box.
-    fn scribble(
-        &mut self,
-        rng: &mut Rng,
-        x0: f32,
-        y0: f32,
-        x1: f32,
-        y1: f32,
-        thick: f32,
-        v: f32,
-        n: usize,
-    ) {
+    fn scribble(&mut self, rng: &mut Rng, b: [f32; 4], thick: f32, v: f32, n: usize) {
+        let [x0, y0, x1, y1] = b;
         let mut p = (x0, rng.range(y0, y1));
         for i in 1..=n {
             let x =
@@ -364,10 +355,12 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
             );
             c.scribble(
                 &mut rng,
-                wx0 + 0.3 * unit,
-                top + 0.3 * pitch,
-                wx0 + 0.7 * unit,
-                rows_top - 0.3 * pitch,
+                [
+                    wx0 + 0.3 * unit,
+                    top + 0.3 * pitch,
+                    wx0 + 0.7 * unit,
+                    rows_top - 0.3 * pitch,
+                ],
                 thick,
                 0.2,
                 5,
@@ -377,10 +370,12 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
             } else {
                 c.scribble(
                     &mut rng,
-                    bx0 + 0.3 * unit,
-                    top + 0.3 * pitch,
-                    bx0 + 0.7 * unit,
-                    rows_top - 0.3 * pitch,
+                    [
+                        bx0 + 0.3 * unit,
+                        top + 0.3 * pitch,
+                        bx0 + 0.7 * unit,
+                        rows_top - 0.3 * pitch,
+                    ],
                     thick,
                     0.2,
                     5,
@@ -417,10 +412,7 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
                     );
                     c.scribble(
                         &mut rng,
-                        sx0,
-                        y0 + 0.2 * pitch - over,
-                        sx1,
-                        y1 - 0.2 * pitch + over,
+                        [sx0, y0 + 0.2 * pitch - over, sx1, y1 - 0.2 * pitch + over],
                         thick * 1.3,
                         0.15,
                         7,
@@ -442,10 +434,7 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
             let y = 0.04 * fh + (y_end - 0.04 * fh) * (i as f32 + 1.0) / 4.0;
             c.scribble(
                 &mut rng,
-                left,
-                y - 0.02 * fh,
-                left + 0.12 * fw,
-                y - 0.005 * fh,
+                [left, y - 0.02 * fh, left + 0.12 * fw, y - 0.005 * fh],
                 thick,
                 0.2,
                 6,
@@ -458,20 +447,14 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
         let y = bottom + 0.25 * pitch;
         c.scribble(
             &mut rng,
-            left + 0.02 * fw,
-            y,
-            left + 0.3 * fw,
-            y + 0.5 * pitch,
+            [left + 0.02 * fw, y, left + 0.3 * fw, y + 0.5 * pitch],
             thick,
             0.2,
             12,
         );
         c.scribble(
             &mut rng,
-            left + 0.5 * fw,
-            y,
-            left + 0.8 * fw,
-            y + 0.5 * pitch,
+            [left + 0.5 * fw, y, left + 0.8 * fw, y + 0.5 * pitch],
             thick,
             0.2,
             12,
@@ -620,11 +603,12 @@ fn homography(src: &[(f32, f32); 4], dst: &[(f32, f32); 4]) -> [f32; 9] {
             .max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))
             .expect("rows");
         a.swap(col, piv);
-        for row in 0..8 {
-            if row != col {
-                let f = a[row][col] / a[col][col];
-                for k in col..9 {
-                    a[row][k] -= f * a[col][k];
+        let pivot = a[col];
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != col {
+                let f = row[col] / pivot[col];
+                for (x, p) in row.iter_mut().zip(pivot.iter()).skip(col) {
+                    *x -= f * p;
                 }
             }
         }
