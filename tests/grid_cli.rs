@@ -142,6 +142,58 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 #[test]
+fn each_page_of_a_multipage_tiff_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sheet();
+    let b = render(
+        &Form::fide(800, 1130),
+        &Distortion {
+            upside_down: true,
+            ..Distortion::default()
+        },
+    )
+    .image;
+    let mut bytes = Vec::new();
+    {
+        let mut enc = tiff::encoder::TiffEncoder::new(std::io::Cursor::new(&mut bytes)).unwrap();
+        for img in [&a, &b] {
+            enc.write_image::<tiff::encoder::colortype::Gray8>(
+                img.width(),
+                img.height(),
+                img.as_raw(),
+            )
+            .unwrap();
+        }
+    }
+    let file = dir.path().join("round3.tif");
+    std::fs::write(&file, bytes).unwrap();
+    let out = dir.path().join("out");
+    let run = cells(&[&file, Path::new("-o"), &out]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let index = std::fs::read_to_string(out.join("index.tsv")).unwrap();
+    assert_eq!(
+        index
+            .lines()
+            .filter(|l| l.starts_with("round3_p1\t"))
+            .count(),
+        120
+    );
+    assert_eq!(
+        index
+            .lines()
+            .filter(|l| l.starts_with("round3_p2\t"))
+            .count(),
+        120
+    );
+    assert!(out.join("round3_p2/60_b.png").is_file());
+}
+
+#[test]
 fn all_good_exits_0_and_usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("sheet.png");

@@ -519,6 +519,44 @@ mod tests {
     }
 
     #[test]
+    fn odd_pages_never_panic() {
+        let mut seed = 7u32;
+        let mut noise = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed >> 24) as u8
+        };
+        let noisy = GrayImage::from_fn(300, 300, |_, _| Luma([noise()]));
+        let cases = [
+            GrayImage::new(1, 1),
+            GrayImage::from_pixel(1, 500, Luma([200])),
+            GrayImage::from_pixel(500, 1, Luma([200])),
+            GrayImage::from_pixel(17, 17, Luma([0])),
+            GrayImage::from_pixel(200, 200, Luma([0])),
+            GrayImage::from_fn(240, 240, |x, y| {
+                Luma([if (x / 3 + y / 3) % 2 == 0 { 0 } else { 255 }])
+            }),
+            GrayImage::from_fn(240, 240, |_, y| Luma([if y % 4 == 0 { 0 } else { 255 }])),
+            GrayImage::from_fn(240, 240, |x, _| Luma([if x % 4 == 0 { 0 } else { 255 }])),
+            noisy,
+        ];
+        for img in cases {
+            let p = Page::from_image(
+                img,
+                "odd.png".as_ref(),
+                0,
+                &crate::page::PageParams::default(),
+            );
+            if let Ok(g) = find_grid(&p, &GridParams::default()) {
+                for c in &g.cells {
+                    let _ = crop(&p, c);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn no_table_is_an_error_never_a_grid() {
         let blank = GrayImage::from_pixel(300, 400, Luma([230]));
         let err = find_grid(&page(blank), &GridParams::default()).unwrap_err();
