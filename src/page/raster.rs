@@ -77,10 +77,11 @@ pub fn adaptive_dark(img: &GrayImage, r: usize, min_contrast: f32, rel_contrast:
                 .wrapping_sub(integral[y0 * iw + x1])
                 .wrapping_sub(integral[y1 * iw + x0])
                 .wrapping_add(integral[y0 * iw + x0]);
+            // v < mean - max(c, rel * mean), multiplied through by the window size.
             let n = ((y1 - y0) * (x1 - x0)) as f32;
-            let mean = sum as f32 / n;
-            let v = f32::from(src[y * w + x]);
-            if v < mean - min_contrast.max(rel_contrast * mean) {
+            let s = sum as f32;
+            let v = f32::from(src[y * w + x]) * n;
+            if v < s - (min_contrast * n).max(rel_contrast * s) {
                 data[y * w + x] = 1;
             }
         }
