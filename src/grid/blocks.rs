@@ -103,6 +103,16 @@ fn block(
             .contains(&i)
             .then(|| rows[i as usize])
     };
+    // With three columns a line must be seen in two of them (a stray line over one
+    // column, e.g. header print, does not add a row); with two, in either.
+    let need = if ids.len() >= 3 { 2 } else { 1 };
+    let votes = |j: i32| (0..ids.len()).filter(|&m| own(m, j).is_some()).count();
+    let first = (lo..hi).find(|&j| votes(j) >= need);
+    let last = (lo..hi).rev().find(|&j| votes(j) >= need);
+    let (lo, hi) = match (first, last) {
+        (Some(a), Some(b)) => (a, b + 1),
+        _ => (lo, hi),
+    };
     let merged = |m: usize| -> Vec<(f32, f32)> {
         (lo..hi)
             .map(|j| {
@@ -131,6 +141,15 @@ fn block(
             .collect()
     };
     let at = |c: usize| ids.iter().position(|&x| x == c).expect("member");
+    let seen = (lo..hi)
+        .map(|j| {
+            (0..ids.len()).any(|m| {
+                let i = j - offsets[m];
+                let centre = &t.columns[ids[m]].centre;
+                (0..centre.len() as i32).contains(&i) && centre[i as usize].found.is_some()
+            })
+        })
+        .collect();
     Block {
         number,
         white,
@@ -138,6 +157,7 @@ fn block(
         strip_x,
         white_rows: merged(at(white)),
         black_rows: merged(at(black)),
+        seen,
     }
 }
 
@@ -235,49 +255,59 @@ fn trim_rows(t: &Table, gray: &GrayImage, b: &mut Block) {
             })
             .collect()
     };
-    for _ in 0..6 {
+    loop {
         let p = profile(b);
         if p.len() < 4 {
             return;
         }
         // A header band: one column of the row printed dark, the other not (compared
         // within the row, so a shadow darkening whole rows does not count). A header
-        // or footer box: no rule between White and Black along the row.
+        // or footer box: no rule between the block's columns along the row. A row
+        // whose outer line was seen nowhere: a gap in the rhythm bridged at the end.
         let mut diffs: Vec<f32> = p.iter().map(|q| q.0 - q.1).collect();
         diffs.sort_by(f32::total_cmp);
         let usual = diffs[diffs.len() / 2];
         let not_a_move_row =
             |r: usize, q: &(f32, f32)| (q.0 - q.1 - usual).abs() > 45.0 || !separated(t, b, r);
-        if not_a_move_row(0, &p[0]) {
+        if !b.seen[0] || not_a_move_row(0, &p[0]) {
             b.white_rows.remove(0);
             b.black_rows.remove(0);
-        } else if not_a_move_row(p.len() - 1, &p[p.len() - 1]) {
+            b.seen.remove(0);
+        } else if !b.seen[p.len()] || not_a_move_row(p.len() - 1, &p[p.len() - 1]) {
             b.white_rows.pop();
             b.black_rows.pop();
+            b.seen.pop();
         } else {
             return;
         }
     }
 }
 
-/// Whether the rule between White and Black runs along most of row `r` of the block.
+/// Whether a rule inside the block (between White and Black, or between the number
+/// column and White) crosses row `r`: dark pixels within 2 px of the rule's course
+/// over an unbroken 60% of the row's height (print crossing the spot is shorter).
 fn separated(t: &Table, b: &Block, r: usize) -> bool {
-    let edge = t.columns[b.black].left;
     let (top, bottom) = (b.black_rows[r].0, b.black_rows[r + 1].0);
-    let (y0, y1) = (
-        (top + 0.2 * (bottom - top)) as i64,
-        (bottom - 0.2 * (bottom - top)) as i64,
-    );
-    let (w, h) = (t.vruns.width as i64, t.vruns.height as i64);
-    let rows: Vec<i64> = (y0.max(0)..y1.min(h)).collect();
-    let hit = rows
-        .iter()
-        .filter(|&&y| {
+    let margin = 0.1 * (bottom - top);
+    let (y0, y1) = ((top + margin) as i64, (bottom - margin) as i64);
+    let (w, h) = (t.dark.width as i64, t.dark.height as i64);
+    let (y0, y1) = (y0.max(0), y1.min(h));
+    let need = (0.6 * (bottom - top)) as i64;
+    let inner = [
+        Some(t.columns[b.black].left),
+        b.number.map(|_| t.columns[b.white].left),
+    ];
+    inner.into_iter().flatten().any(|edge| {
+        let (mut run, mut longest) = (0, 0);
+        for y in y0..y1 {
             let x = t.edge_x(edge, y as f32).round() as i64;
-            (x - 3..=x + 3).any(|x| x >= 0 && x < w && t.vruns.data[(y * w + x) as usize] != 0)
-        })
-        .count();
-    hit * 2 >= rows.len()
+            let dark =
+                (x - 2..=x + 2).any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0);
+            run = if dark { run + 1 } else { 0 };
+            longest = longest.max(run);
+        }
+        longest >= need
+    })
 }
 
 /// Gives every block the same number of rows: a block missing rows at its top or
@@ -312,5 +342,9 @@ pub fn unify_rows(t: &mut Table) {
         };
         b.white_rows = extend(&b.white_rows);
         b.black_rows = extend(&b.black_rows);
+        let seen = std::mem::take(&mut b.seen);
+        b.seen = (-top..(most as i32 - top))
+            .map(|j| j >= 0 && seen.get(j as usize).copied().unwrap_or(false))
+            .collect();
     }
 }

@@ -151,14 +151,15 @@ fn page_name(page: &Page) -> String {
     }
 }
 
-/// Whether an upright analysis of `gray` puts the move numbers at the right of their
-/// blocks (so the page is upside down). False when no table is found.
-pub fn looks_upside_down(gray: &GrayImage) -> bool {
+/// Evidence that `gray` is upside down, from an upright reading of its table: move
+/// numbers (a ruled number column or a shaded strip) at the right of their blocks
+/// count for, at the left against; `None` when no table is found.
+pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
     let ap = AnalysisParams {
         min_contrast: GridParams::default().min_contrast,
-        min_rows: 8,
+        min_rows: GridParams::default().min_rows,
     };
-    table::analyse(gray, &ap).is_ok_and(|t| t.upside_down_votes >= 1.0)
+    table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
 }
 
 /// Builds the cells from the analysed table; `k` is the analysis downscale factor.
@@ -194,7 +195,13 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
                 let (px0, py0, px1, py1) = (to_page(x0), to_page(y0), to_page(x1), to_page(y1));
                 let ruled = clip_box(px0, py0, px1, py1, pw, ph);
                 let (mx, my) = ((px1 - px0) * params.margin_x, (py1 - py0) * params.margin_y);
-                let bbox = clip_box(px0 - mx, py0 - my, px1 + mx, py1 + my, pw, ph);
+                // No margin into a number strip: it holds print, not writing.
+                let left_margin = if side == Color::White && block.strip_x.is_some() {
+                    0.0
+                } else {
+                    mx
+                };
+                let bbox = clip_box(px0 - left_margin, py0 - my, px1 + mx, py1 + my, pw, ph);
                 let move_number = (b * rows + r + 1) as u32;
                 cells.push(Cell {
                     move_number,
@@ -344,3 +351,6 @@ pub fn describe(page: &Page, params: &GridParams) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests;

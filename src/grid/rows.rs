@@ -39,7 +39,8 @@ pub fn dominant_pitch(ys: &[f32], min_pitch: f32) -> Option<f32> {
 /// The longest evenly spaced run among `ys` (sorted ascending; `ids[i]` names the line
 /// at `ys[i]`): consecutive kept lines are 1, 2 or 3 pitches apart (gaps of 2-3 are
 /// filled with interpolated lines, each costing a found line's worth of score), lines
-/// off the rhythm are skipped. The pitch may drift by 25% along the run (perspective).
+/// off the rhythm are skipped. Each step may differ from the local pitch by 12%, and
+/// the local pitch may drift by 20% along the run (perspective).
 /// Returns the lines in order, interpolated ones with `found: None`.
 pub fn regular_run(ys: &[f32], ids: &[usize], pitch: f32) -> Vec<RowLine> {
     let n = ys.len();
@@ -60,15 +61,15 @@ pub fn regular_run(ys: &[f32], ids: &[usize], pitch: f32) -> Vec<RowLine> {
                 continue;
             }
             let err = (d / m - local).abs() / local;
-            let tol = if m == 1.0 { 0.2 } else { 0.1 };
+            let tol = if m == 1.0 { 0.12 } else { 0.08 };
             if err > tol {
                 continue;
             }
             // A found line scores 1, an interpolated one costs 0.6, misfit costs a little.
-            let score = best[i].0 + 1.0 - 0.6 * (m - 1.0) - err;
+            let score = best[i].0 + 1.0 - 0.6 * (m - 1.0) - 3.0 * err;
             if score > best[j].0 {
                 let d1 = d / m;
-                let drifted = (0.8 * local + 0.2 * d1).clamp(0.75 * pitch, 1.25 * pitch);
+                let drifted = (0.9 * local + 0.1 * d1).clamp(0.8 * pitch, 1.2 * pitch);
                 best[j] = (score, Some(i), drifted);
             }
         }
@@ -106,23 +107,60 @@ pub fn regular_run(ys: &[f32], ids: &[usize], pitch: f32) -> Vec<RowLine> {
     out
 }
 
-/// Replaces an end line of a run that breaks the rhythm of its neighbours (its gap
-/// differs from the next gap by more than 8%: typically the edge of a header band or
-/// a footer box rather than the rule) by one extrapolated from them.
-pub fn regularize_ends(run: &mut [RowLine]) {
+/// Cleans a run up: interpolated lines move onto a found line within a quarter pitch
+/// (the run may have bridged over them to keep a slightly different rhythm, e.g.
+/// header fields above the table); the run is cut at a step more than 15% longer
+/// than its median step (a header or footer row taller than the move rows), keeping
+/// the longest piece; an end line closer than 85% of the next step (the edge of a
+/// header band rather than the rule) is replaced by one extrapolated from it.
+pub fn tidy(run: &mut Vec<RowLine>, ys: &[f32], ids: &[usize]) {
+    if run.len() < 4 {
+        return;
+    }
+    let median_step = |run: &[RowLine]| {
+        let mut steps: Vec<f32> = run.windows(2).map(|w| w[1].y - w[0].y).collect();
+        steps.sort_by(f32::total_cmp);
+        steps[steps.len() / 2]
+    };
+    let pitch = median_step(run);
+    for line in run.iter_mut().filter(|l| l.found.is_none()) {
+        let near = ys
+            .iter()
+            .enumerate()
+            .min_by(|a, b| (a.1 - line.y).abs().total_cmp(&(b.1 - line.y).abs()));
+        if let Some((i, &y)) = near.filter(|(_, y)| (*y - line.y).abs() <= 0.25 * pitch) {
+            *line = RowLine {
+                y,
+                found: Some(ids[i]),
+            };
+        }
+    }
+    // Longest piece between over-long steps.
+    let mut best = (0, 0);
+    let mut start = 0;
+    for i in 1..=run.len() {
+        if i == run.len() || run[i].y - run[i - 1].y > 1.15 * pitch {
+            if i - start > best.1 - best.0 {
+                best = (start, i);
+            }
+            start = i;
+        }
+    }
+    run.truncate(best.1);
+    run.drain(..best.0);
     let n = run.len();
     if n < 4 {
         return;
     }
     let (g0, g1) = (run[1].y - run[0].y, run[2].y - run[1].y);
-    if (g0 - g1).abs() > 0.08 * g1 {
+    if g0 < 0.85 * g1 {
         run[0] = RowLine {
             y: run[1].y - g1,
             found: None,
         };
     }
     let (g0, g1) = (run[n - 1].y - run[n - 2].y, run[n - 2].y - run[n - 3].y);
-    if (g0 - g1).abs() > 0.08 * g1 {
+    if g0 < 0.85 * g1 {
         run[n - 1] = RowLine {
             y: run[n - 2].y + g1,
             found: None,
@@ -159,26 +197,32 @@ mod tests {
     }
 
     #[test]
-    fn irregular_end_lines_are_replaced() {
-        let mut run: Vec<RowLine> = [10.0, 22.0, 40.0, 60.0, 80.0, 100.0, 121.0]
+    fn tidy_snaps_cuts_and_regularizes() {
+        // A header row (30 tall) above rows of 20, an end line too close (band edge),
+        // and an interpolated line 3 px off a found one.
+        let ys = [0.0, 30.0, 50.0, 73.0, 90.0, 110.0, 126.0];
+        let ids: Vec<usize> = (0..ys.len()).collect();
+        let mut run: Vec<RowLine> = ys
             .iter()
             .enumerate()
             .map(|(i, &y)| RowLine { y, found: Some(i) })
             .collect();
-        regularize_ends(&mut run);
+        run[3] = RowLine {
+            y: 70.0,
+            found: None,
+        };
+        tidy(&mut run, &ys, &ids);
+        let got: Vec<(f32, Option<usize>)> = run.iter().map(|r| (r.y, r.found)).collect();
         assert_eq!(
-            run[0],
-            RowLine {
-                y: 4.0,
-                found: None
-            }
-        );
-        assert_eq!(
-            run[6],
-            RowLine {
-                y: 121.0,
-                found: Some(6)
-            }
+            got,
+            vec![
+                (30.0, Some(1)),
+                (50.0, Some(2)),
+                (73.0, Some(3)),
+                (90.0, Some(4)),
+                (110.0, Some(5)),
+                (130.0, None)
+            ]
         );
     }
 

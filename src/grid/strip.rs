@@ -7,9 +7,10 @@ use image::GrayImage;
 const MIN_CONTRAST: f32 = 7.0;
 
 /// Looks for a shaded strip at the left (`left`) or right end of the column spanning
-/// `[x0, x1] x [y0, y1]`: the per-x median of the column's pixels (insensitive to
-/// handwriting, digits and row rules) must stay darker than the column's middle over
-/// 4-40% of its width and then step up to paper.
+/// `[x0, x1] x [y0, y1]`: the per-x median of the column's pixels (its paper tone,
+/// insensitive to digits, rules and handwriting) must stay darker than the column's
+/// middle over 4-40% of its width and then step up to paper. Where handwriting
+/// covers most rows the median is too dark, so the upper quartile is tried next.
 ///
 /// Returns the x where the strip meets the paper and a strength (contrast in tens of
 /// grey levels, at most 3), or `None` when there is no such strip.
@@ -31,7 +32,7 @@ pub fn strip_edge(
         return None;
     }
     let step = ((yb - ya) / 400).max(1) as usize;
-    let mut profile: Vec<f32> = (xa..xb)
+    let hists: Vec<([u32; 256], u32)> = (xa..xb)
         .map(|x| {
             let mut hist = [0u32; 256];
             let mut n = 0;
@@ -39,9 +40,29 @@ pub fn strip_edge(
                 hist[gray.get_pixel(x as u32, y as u32)[0] as usize] += 1;
                 n += 1;
             }
-            median(&hist, n)
+            (hist, n)
         })
         .collect();
+    [0.5, 0.75].into_iter().find_map(|q| {
+        let profile = hists
+            .iter()
+            .map(|(hist, n)| quantile(hist, *n, q))
+            .collect();
+        edge_in_profile(profile, left).map(|(e, s)| {
+            let x = if left {
+                xa as f32 + e as f32
+            } else {
+                xb as f32 - e as f32
+            };
+            (x, s)
+        })
+    })
+}
+
+/// The strip edge in a per-x paper-tone profile across a column (reversed first for
+/// the right end): distance from the column's end and strength.
+fn edge_in_profile(mut profile: Vec<f32>, left: bool) -> Option<(usize, f32)> {
+    let width = profile.len();
     if !left {
         profile.reverse();
     }
@@ -65,11 +86,11 @@ pub fn strip_edge(
         return None;
     }
     // The band ends after its last dark position; the edge is where the profile then
-    // climbs half way to paper.
+    // climbs three quarters of the way to paper (shading often fades out slowly).
     let last_dark = (lo..hi)
         .rev()
         .find(|&i| smooth[i] <= band + 0.25 * contrast)?;
-    let edge = (last_dark..hi + width / 10).find(|&i| smooth[i] >= band + 0.5 * contrast)?;
+    let edge = (last_dark..hi + width / 10).find(|&i| smooth[i] >= band + 0.75 * contrast)?;
     // Most of the band must be dark: a slow gradient across the column is no strip.
     let dark = (lo..edge)
         .filter(|&i| smooth[i] <= band + 0.35 * contrast)
@@ -77,19 +98,15 @@ pub fn strip_edge(
     if edge <= lo || dark * 2 < edge - lo {
         return None;
     }
-    let x = if left {
-        xa as f32 + edge as f32
-    } else {
-        xb as f32 - edge as f32
-    };
-    Some((x, (contrast / 10.0).min(3.0)))
+    Some((edge, (contrast / 10.0).min(3.0)))
 }
 
-fn median(hist: &[u32; 256], n: u32) -> f32 {
+fn quantile(hist: &[u32; 256], n: u32, q: f32) -> f32 {
+    let target = (n as f32 * q) as u32;
     let mut acc = 0;
     for (v, &c) in hist.iter().enumerate() {
         acc += c;
-        if acc * 2 > n {
+        if acc > target {
             return v as f32;
         }
     }

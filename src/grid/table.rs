@@ -69,6 +69,8 @@ pub struct Block {
     /// white column's edges and at the black column's edges.
     pub white_rows: Vec<(f32, f32)>,
     pub black_rows: Vec<(f32, f32)>,
+    /// Whether each row line was seen in some column (else interpolated everywhere).
+    pub seen: Vec<bool>,
 }
 
 /// The move table found on a page.
@@ -81,8 +83,8 @@ pub struct Table {
     pub columns: Vec<Column>,
     pub blocks: Vec<Block>,
     pub pitch: f32,
-    /// Its pixels on long vertical runs (vertical rules).
-    pub vruns: Mask,
+    /// Dark pixels of the analysis image (ink and rules).
+    pub dark: Mask,
     /// Evidence that the page is upside down (number columns or strips to the right of
     /// their blocks): positive means upside down.
     pub upside_down_votes: f32,
@@ -144,10 +146,10 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
         columns: Vec::new(),
         blocks: Vec::new(),
         pitch: 0.0,
-        vruns,
+        dark,
         upside_down_votes: 0.0,
     };
-    table.columns = find_columns(&table, p.min_rows);
+    table.columns = find_columns(&table, gray, p.min_rows);
     if table.columns.is_empty() {
         return Err(TableFailure::NoRows);
     }
@@ -163,7 +165,7 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
         .vlines
         .retain(|l| l.end.min(y1) - l.start.max(y0) >= 0.6 * (y1 - y0));
     if table.vlines.len() < before {
-        table.columns = find_columns(&table, p.min_rows);
+        table.columns = find_columns(&table, gray, p.min_rows);
         if table.columns.is_empty() {
             return Err(TableFailure::NoRows);
         }
@@ -177,7 +179,7 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
 
 /// Every interval between neighbouring boundaries that is crossed by an evenly spaced
 /// run of at least `min_rows` rows, keeping those that agree with the main one.
-fn find_columns(t: &Table, min_rows: usize) -> Vec<Column> {
+fn find_columns(t: &Table, gray: &GrayImage, min_rows: usize) -> Vec<Column> {
     let mut edges = vec![Edge::ImageLeft];
     edges.extend((0..t.vlines.len()).map(Edge::Line));
     edges.push(Edge::ImageRight);
@@ -204,14 +206,17 @@ fn find_columns(t: &Table, min_rows: usize) -> Vec<Column> {
             continue;
         };
         let mut centre = rows::regular_run(&ys, &ids, pitch);
-        rows::regularize_ends(&mut centre);
+        rows::tidy(&mut centre, &ys, &ids);
         if centre.len() < min_rows + 1
             || centre.iter().filter(|r| r.found.is_some()).count() * 10 < centre.len() * 7
         {
             continue;
         }
-        let rows = edge_rows(t, &centre, x0, x1);
+        let mut rows = edge_rows(t, &centre, x0, x1);
         let pitch = (centre.last().expect("non-empty").y - centre[0].y) / (centre.len() - 1) as f32;
+        if let Some(dy) = band_edge_shift(gray, x0, x1, centre[0].y, pitch) {
+            rows[0] = (rows[0].0 + dy, rows[0].1 + dy);
+        }
         columns.push(Column {
             left: pair[0],
             right: pair[1],
@@ -233,6 +238,53 @@ fn find_columns(t: &Table, min_rows: usize) -> Vec<Column> {
         (c.pitch - main.pitch).abs() <= 0.15 * main.pitch && overlap >= 0.5 * (m1 - m0)
     });
     columns
+}
+
+/// Where a dark band (a printed header cell) sits right above a column's first row
+/// line, the line found is pulled into the band (its pixels near the edge are darker
+/// than their surroundings); returns how far down the band's lower edge really is.
+fn band_edge_shift(gray: &GrayImage, x0: f32, x1: f32, y: f32, pitch: f32) -> Option<f32> {
+    let (w, h) = (gray.width() as i64, gray.height() as i64);
+    let (xa, xb) = ((x0 + 3.0).max(0.0) as i64, (x1 - 3.0).min(w as f32) as i64);
+    if xb - xa < 8 || pitch < 8.0 {
+        return None;
+    }
+    // Median grey across the column, for each row from 0.4 pitch above to 0.4 below.
+    let reach = (0.4 * pitch) as i64;
+    let y0 = y.round() as i64;
+    let tone = |yy: i64| -> Option<f32> {
+        if !(0..h).contains(&yy) {
+            return None;
+        }
+        let mut v: Vec<u8> = (xa..xb)
+            .step_by(2)
+            .map(|x| gray.get_pixel(x as u32, yy as u32)[0])
+            .collect();
+        v.sort_unstable();
+        Some(f32::from(v[v.len() / 2]))
+    };
+    let profile: Vec<(i64, f32)> = (y0 - reach..=y0 + reach)
+        .filter_map(|yy| Some((yy, tone(yy)?)))
+        .collect();
+    let mean = |a: i64, b: i64| {
+        let v: Vec<f32> = profile
+            .iter()
+            .filter(|p| (a..b).contains(&p.0))
+            .map(|p| p.1)
+            .collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f32>() / v.len() as f32)
+    };
+    let third = (reach / 3).max(1);
+    let (band, paper) = (
+        mean(y0 - reach, y0 - third)?,
+        mean(y0 + third, y0 + reach + 1)?,
+    );
+    if paper - band < 50.0 {
+        return None;
+    }
+    let mid = (band + paper) / 2.0;
+    let edge = profile.iter().find(|p| p.0 >= y0 - third && p.1 >= mid)?.0;
+    Some((edge - y0) as f32)
 }
 
 /// Row lines of a column at its left and right edges: seen lines are read off their

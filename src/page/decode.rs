@@ -95,17 +95,43 @@ fn decode_single(
 }
 
 /// The JPEG decoder fills a cut-off file with grey instead of failing: refuse a file
-/// whose last bytes are not an end-of-image marker (trailing zeros are tolerated).
+/// without an end-of-image marker after its first scan. Segments before the scan
+/// (EXIF thumbnails carry their own marker) are skipped by their lengths; inside
+/// entropy-coded data a marker cannot be faked (0xFF bytes are stuffed), and data
+/// after the marker (phone trailers) is allowed.
 fn check_jpeg_complete(bytes: &[u8], path: &Path) -> Result<(), PageError> {
-    let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-    let tail = &bytes[end.saturating_sub(64)..end];
-    if tail.windows(2).any(|w| w == [0xFF, 0xD9]) {
-        Ok(())
-    } else {
-        Err(PageError::Truncated {
-            path: path.into(),
-            reason: "jpeg data ends before its end-of-image marker".into(),
-        })
+    let truncated = || PageError::Truncated {
+        path: path.into(),
+        reason: "jpeg data ends before its end-of-image marker".into(),
+    };
+    let mut pos = 2; // after SOI
+    loop {
+        while bytes.get(pos) == Some(&0xFF) && bytes.get(pos + 1) == Some(&0xFF) {
+            pos += 1; // fill bytes
+        }
+        let (Some(&0xFF), Some(&marker)) = (bytes.get(pos), bytes.get(pos + 1)) else {
+            return Err(truncated());
+        };
+        pos += 2;
+        match marker {
+            0xD9 => return Ok(()),
+            0xDA => {
+                let scan = bytes.get(pos..).unwrap_or_default();
+                return if scan.windows(2).any(|w| w == [0xFF, 0xD9]) {
+                    Ok(())
+                } else {
+                    Err(truncated())
+                };
+            }
+            0x01 | 0xD0..=0xD7 => {}
+            _ => {
+                let len = match bytes.get(pos..pos + 2) {
+                    Some(l) => usize::from(u16::from_be_bytes([l[0], l[1]])),
+                    None => return Err(truncated()),
+                };
+                pos += len;
+            }
+        }
     }
 }
 
@@ -301,6 +327,21 @@ mod tests {
             matches!(err, PageError::Truncated { .. } | PageError::Corrupt { .. }),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_cut_jpeg_is_refused_and_a_trailer_is_fine() {
+        let img = GrayImage::from_fn(64, 48, |x, y| image::Luma([((x * 5) ^ (y * 3)) as u8]));
+        let mut jpeg = Vec::new();
+        img.write_to(&mut Cursor::new(&mut jpeg), ImageFormat::Jpeg)
+            .unwrap();
+        let params = PageParams::default();
+        assert!(decode_pages(&jpeg, &p(), &params).is_ok());
+        let err = decode_pages(&jpeg[..jpeg.len() * 2 / 3], &p(), &params).unwrap_err();
+        assert!(matches!(err, PageError::Truncated { .. }), "{err}");
+        let mut trailer = jpeg.clone();
+        trailer.extend(std::iter::repeat_n(0x5A, 500));
+        assert!(decode_pages(&trailer, &p(), &params).is_ok());
     }
 
     #[test]

@@ -126,20 +126,21 @@ impl Page {
         } else {
             0.0
         };
-        let (mut image, mut small) = if skew_deg.abs() >= 0.05 {
+        let (mut image, small) = if skew_deg.abs() >= 0.05 {
             let fill = raster::percentile(&small, 0.9);
             let (ow, oh) = rotated_size(w, h, skew_deg);
             let rotated = raster::rotate(&image, -skew_deg, fill, ow, oh);
-            let small = raster::downscale(&rotated, k);
+            // The small copy is turned on its own: cheaper than shrinking again.
+            let (sw, sh) = rotated_size(small.width(), small.height(), skew_deg);
+            let small = raster::rotate(&small, -skew_deg, fill, sw, sh);
             (rotated, small)
         } else {
             (image, small)
         };
         let mut rotated_180 = false;
-        if params.detect_orientation && crate::grid::looks_upside_down(&small) {
+        if params.detect_orientation && upside_down(&image, &small) {
             rotated_180 = true;
             image::imageops::rotate180_in_place(&mut image);
-            image::imageops::rotate180_in_place(&mut small);
         }
         Page {
             image,
@@ -193,6 +194,26 @@ impl Page {
             0.0
         }
     }
+}
+
+/// Whether the straightened page reads upside down: asked of the small copy first,
+/// and when that is unsure (no table, or a single vote) of a copy about 1000 px wide,
+/// where narrow number columns are clearer.
+fn upside_down(image: &GrayImage, small: &GrayImage) -> bool {
+    let votes = crate::grid::upside_down_votes(small);
+    let votes = match votes {
+        Some(v) if v.abs() >= 1.5 => v,
+        _ => {
+            let k = (image.width() / 1000).max(1);
+            let work = (image.width().div_ceil(k), image.height().div_ceil(k));
+            if work == small.dimensions() {
+                votes.unwrap_or(0.0)
+            } else {
+                crate::grid::upside_down_votes(&raster::downscale(image, k)).unwrap_or(0.0)
+            }
+        }
+    };
+    votes >= 1.0
 }
 
 /// Size of the canvas holding a `w x h` image rotated by `deg`.

@@ -27,25 +27,25 @@ pub fn downscale(img: &GrayImage, k: u32) -> GrayImage {
     let (w, h) = img.dimensions();
     let (ow, oh) = (w.div_ceil(k), h.div_ceil(k));
     let src = img.as_raw();
-    let mut sums = vec![0u32; ow as usize];
-    let mut counts = vec![0u32; ow as usize];
     let mut out = Vec::with_capacity((ow * oh) as usize);
+    let ku = k as usize;
+    let mut acc = vec![0u32; w as usize];
     for oy in 0..oh {
-        sums.iter_mut().for_each(|s| *s = 0);
-        counts.iter_mut().for_each(|c| *c = 0);
-        for y in oy * k..((oy + 1) * k).min(h) {
+        acc.iter_mut().for_each(|s| *s = 0);
+        let ys = oy * k..((oy + 1) * k).min(h);
+        let rows = ys.len() as u32;
+        for y in ys {
             let row = &src[(y * w) as usize..((y + 1) * w) as usize];
-            for (x, &v) in row.iter().enumerate() {
-                let ox = x / k as usize;
-                sums[ox] += u32::from(v);
-                counts[ox] += 1;
+            for (a, &v) in acc.iter_mut().zip(row) {
+                *a += u32::from(v);
             }
         }
-        out.extend(
-            sums.iter()
-                .zip(&counts)
-                .map(|(&s, &c)| ((s + c / 2) / c.max(1)) as u8),
-        );
+        for (ox, chunk) in acc.chunks(ku).enumerate() {
+            let c = rows * chunk.len() as u32;
+            let s: u32 = chunk.iter().sum();
+            debug_assert!(ox < ow as usize);
+            out.push(((s + c / 2) / c.max(1)) as u8);
+        }
     }
     GrayImage::from_raw(ow, oh, out).expect("buffer size matches")
 }
@@ -77,10 +77,11 @@ pub fn adaptive_dark(img: &GrayImage, r: usize, min_contrast: f32, rel_contrast:
                 .wrapping_sub(integral[y0 * iw + x1])
                 .wrapping_sub(integral[y1 * iw + x0])
                 .wrapping_add(integral[y0 * iw + x0]);
+            // v < mean - max(c, rel * mean), multiplied through by the window size.
             let n = ((y1 - y0) * (x1 - x0)) as f32;
-            let mean = sum as f32 / n;
-            let v = f32::from(src[y * w + x]);
-            if v < mean - min_contrast.max(rel_contrast * mean) {
+            let s = sum as f32;
+            let v = f32::from(src[y * w + x]) * n;
+            if v < s - (min_contrast * n).max(rel_contrast * s) {
                 data[y * w + x] = 1;
             }
         }
@@ -124,48 +125,85 @@ pub fn rotate(img: &GrayImage, deg: f32, fill: u8, out_w: u32, out_h: u32) -> Gr
     let (ocx, ocy) = ((out_w as f32 - 1.0) / 2.0, (out_h as f32 - 1.0) / 2.0);
     let src = img.as_raw();
     let (wi, hi) = (w as i32, h as i32);
-    let sample = |x: i32, y: i32| -> f32 {
+    let sample = |x: i32, y: i32| -> i32 {
         if x < 0 || y < 0 || x >= wi || y >= hi {
-            f32::from(fill)
+            i32::from(fill)
         } else {
-            f32::from(src[(y * wi + x) as usize])
+            i32::from(src[(y * wi + x) as usize])
         }
     };
+    // Source positions in 16.16 fixed point, stepping by (cos, sin) per output pixel.
+    const ONE: f32 = 65536.0;
+    let (dfx, dfy) = ((cos * ONE).round() as i64, (sin * ONE).round() as i64);
+    let stride = w as usize;
     let mut out = vec![fill; (out_w * out_h) as usize];
-    for y in 0..out_h {
+    let lerp = |a: i32, b: i32, c: i32, d: i32, ax: i32, ay: i32| -> u8 {
+        let top = (a << 8) + (b - a) * ax;
+        let bottom = (c << 8) + (d - c) * ax;
+        (((top << 8) + (bottom - top) * ay + (1 << 15)) >> 16) as u8
+    };
+    // Output x range (as f64 bounds) where `f0 + x * df` stays in [lo, hi).
+    let span = |f0: i64, df: i64, lo: i64, hi: i64, n: i64| -> (i64, i64) {
+        if df == 0 {
+            return if (lo..hi).contains(&f0) {
+                (0, n)
+            } else {
+                (0, 0)
+            };
+        }
+        let (a, b) = ((lo - f0) as f64 / df as f64, (hi - f0) as f64 / df as f64);
+        let (a, b) = if df > 0 { (a, b) } else { (b, a) };
+        ((a.ceil() as i64).clamp(0, n), (b.ceil() as i64).clamp(0, n))
+    };
+    for (y, row) in out.chunks_exact_mut(out_w as usize).enumerate() {
         let dy = y as f32 - ocy;
-        // Source position of (0, y), then step by (cos, sin) per output pixel.
-        let mut sx = cx + cos * (-ocx) - sin * dy;
-        let mut sy = cy + sin * (-ocx) + cos * dy;
-        let row = &mut out[(y * out_w) as usize..((y + 1) * out_w) as usize];
-        for px in row.iter_mut() {
-            let (fx, fy) = (sx.floor(), sy.floor());
-            let (x0, y0) = (fx as i32, fy as i32);
+        let fx0 = ((cx + cos * (-ocx) - sin * dy) * ONE).round() as i64;
+        let fy0 = ((cy + sin * (-ocx) + cos * dy) * ONE).round() as i64;
+        let n = row.len() as i64;
+        // Pixels whose 2 x 2 source neighbourhood lies inside: a tight loop.
+        let (xa, xb) = span(fx0, dfx, 0, i64::from(wi - 1) << 16, n);
+        let (ya, yb) = span(fy0, dfy, 0, i64::from(hi - 1) << 16, n);
+        let (mut a0, mut b0) = (xa.max(ya), xb.min(yb).max(xa.max(ya)));
+        // Guard the float bounds: both ends must really be inside (the rest is linear).
+        let inside = |x: i64| {
+            let (fx, fy) = (fx0 + x * dfx, fy0 + x * dfy);
+            fx >= 0 && fy >= 0 && (fx >> 16) + 1 < i64::from(wi) && (fy >> 16) + 1 < i64::from(hi)
+        };
+        while a0 < b0 && !inside(a0) {
+            a0 += 1;
+        }
+        while a0 < b0 && !inside(b0 - 1) {
+            b0 -= 1;
+        }
+        for (x, px) in row
+            .iter_mut()
+            .enumerate()
+            .take(b0 as usize)
+            .skip(a0 as usize)
+        {
+            let (fx, fy) = (fx0 + x as i64 * dfx, fy0 + x as i64 * dfy);
+            let i = (fy >> 16) as usize * stride + (fx >> 16) as usize;
+            let (ax, ay) = (((fx >> 8) & 255) as i32, ((fy >> 8) & 255) as i32);
+            let (r0, r1) = (&src[i..i + 2], &src[i + stride..i + stride + 2]);
+            *px = lerp(
+                r0[0].into(),
+                r0[1].into(),
+                r1[0].into(),
+                r1[1].into(),
+                ax,
+                ay,
+            );
+        }
+        // The rest: border pixels blend with `fill`, pixels beyond stay `fill`.
+        for x in (0..a0).chain(b0..n) {
+            let (fx, fy) = (fx0 + x * dfx, fy0 + x * dfy);
+            let (x0, y0) = ((fx >> 16) as i32, (fy >> 16) as i32);
             if x0 >= -1 && y0 >= -1 && x0 < wi && y0 < hi {
-                let (ax, ay) = (sx - fx, sy - fy);
-                let inside = x0 >= 0 && y0 >= 0 && x0 + 1 < wi && y0 + 1 < hi;
-                let (a, b, c, d) = if inside {
-                    let i = (y0 * wi + x0) as usize;
-                    let (a, b) = (f32::from(src[i]), f32::from(src[i + 1]));
-                    let (c, d) = (
-                        f32::from(src[i + w as usize]),
-                        f32::from(src[i + w as usize + 1]),
-                    );
-                    (a, b, c, d)
-                } else {
-                    (
-                        sample(x0, y0),
-                        sample(x0 + 1, y0),
-                        sample(x0, y0 + 1),
-                        sample(x0 + 1, y0 + 1),
-                    )
-                };
-                let top = a + (b - a) * ax;
-                let bottom = c + (d - c) * ax;
-                *px = (top + (bottom - top) * ay + 0.5) as u8;
+                let (ax, ay) = (((fx >> 8) & 255) as i32, ((fy >> 8) & 255) as i32);
+                let (a, b) = (sample(x0, y0), sample(x0 + 1, y0));
+                let (c, d) = (sample(x0, y0 + 1), sample(x0 + 1, y0 + 1));
+                row[x as usize] = lerp(a, b, c, d, ax, ay);
             }
-            sx += cos;
-            sy += sin;
         }
     }
     GrayImage::from_raw(out_w, out_h, out).expect("buffer size matches")
@@ -211,6 +249,42 @@ mod tests {
         assert_eq!(percentile(&img, 0.0), 0);
         assert_eq!(percentile(&img, 0.5), 50);
         assert_eq!(percentile(&img, 1.0), 90);
+    }
+
+    #[test]
+    fn rotate_matches_plain_bilinear_sampling() {
+        let img = GrayImage::from_fn(37, 23, |x, y| Luma([((x * 37 + y * 91) % 256) as u8]));
+        for deg in [-5.0f32, 0.7, 4.0] {
+            let (ow, oh) = (40, 27);
+            let r = rotate(&img, deg, 200, ow, oh);
+            let (sin, cos) = (-deg).to_radians().sin_cos();
+            for y in 0..oh {
+                for x in 0..ow {
+                    let (dx, dy) = (x as f32 - 19.5, y as f32 - 13.0);
+                    let (sx, sy) = (18.0 + cos * dx - sin * dy, 11.0 + sin * dx + cos * dy);
+                    let get = |x: f32, y: f32| {
+                        if x < 0.0 || y < 0.0 || x >= 37.0 || y >= 23.0 {
+                            200.0
+                        } else {
+                            f32::from(img.get_pixel(x as u32, y as u32)[0])
+                        }
+                    };
+                    if sx < -1.0 || sy < -1.0 || sx >= 37.0 || sy >= 23.0 {
+                        continue;
+                    }
+                    let (x0, y0) = (sx.floor(), sy.floor());
+                    let (ax, ay) = (sx - x0, sy - y0);
+                    let top = get(x0, y0) * (1.0 - ax) + get(x0 + 1.0, y0) * ax;
+                    let bottom = get(x0, y0 + 1.0) * (1.0 - ax) + get(x0 + 1.0, y0 + 1.0) * ax;
+                    let want = top * (1.0 - ay) + bottom * ay;
+                    let got = f32::from(r.get_pixel(x, y)[0]);
+                    assert!(
+                        (got - want).abs() <= 2.0,
+                        "deg {deg} at {x},{y}: {got} vs {want}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

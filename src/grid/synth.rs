@@ -1,1 +1,0 @@
-//! Synthetic scoresheet forms with known cell geometry, for tests and benchmarks.

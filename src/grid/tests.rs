@@ -1,0 +1,220 @@
+//! Tiny drawn tables -> grids: cells and boxes, number strip with header band and
+//! footer box, ink, orientation votes, odd pages, no-table errors.
+
+use super::*;
+use image::Luma;
+use std::path::PathBuf;
+
+/// A tiny ruled table: `blocks` x `rows`, columns [number 12 px | white 40 | black
+/// 40] per block, rows 14 px, rules 1 px dark on light paper, from (10, 20).
+fn ruled(blocks: u32, rows: u32) -> GrayImage {
+    let (w, h) = (20 + blocks * 92, 40 + rows * 14);
+    let mut img = GrayImage::from_pixel(w, h, Luma([225]));
+    let (x0, y0) = (10, 20);
+    for b in 0..blocks {
+        let bx = x0 + b * 92;
+        for x in [bx, bx + 12, bx + 52, bx + 92] {
+            for y in y0..=y0 + rows * 14 {
+                img.put_pixel(x.min(w - 1), y, Luma([30]));
+            }
+        }
+        for r in 0..=rows {
+            for x in bx..=bx + 92 {
+                img.put_pixel(x.min(w - 1), y0 + r * 14, Luma([30]));
+            }
+        }
+    }
+    img
+}
+
+fn page(image: GrayImage) -> Page {
+    Page {
+        image,
+        source: PathBuf::from("t.png"),
+        index: 0,
+        skew_deg: 0.0,
+        rotated_180: false,
+        source_size: (0, 0),
+    }
+}
+
+#[test]
+fn cells_of_a_tiny_ruled_table_in_move_order() {
+    let grid = find_grid(&page(ruled(2, 10)), &GridParams::default()).unwrap();
+    assert_eq!(
+        (grid.blocks, grid.rows_per_block, grid.cells.len()),
+        (2, 10, 40)
+    );
+    assert!(grid.ruled_numbers);
+    let c = &grid.cells;
+    assert_eq!((c[0].move_number, c[0].side), (1, Color::White));
+    assert_eq!((c[1].move_number, c[1].side), (1, Color::Black));
+    assert_eq!((c[20].move_number, c[20].block, c[20].row), (11, 1, 0));
+    // Move 1 White: x 22..62, y 20..34; move 11 Black: x 154..194.
+    let near = |a: u32, b: u32| a.abs_diff(b) <= 2;
+    let r = c[0].ruled;
+    assert!(
+        near(r.x, 22) && near(r.x + r.w, 62) && near(r.y, 20) && near(r.y + r.h, 34),
+        "{r:?}"
+    );
+    let r = c[21].ruled;
+    assert!(
+        near(r.x, 154) && near(r.x + r.w, 194) && near(r.y, 20),
+        "{r:?}"
+    );
+    // The crop box adds a margin but stays on the page.
+    let b = c[0].bbox;
+    assert!(b.y < r.y && b.h > r.h);
+    assert_eq!(crop(&page(ruled(2, 10)), &c[0]).dimensions(), (b.w, b.h));
+    assert!(c.iter().all(|c| c.ink < 0.01), "blank cells carry no ink");
+}
+
+/// A tiny US club style table: per block White 80 px (numbers on a shaded strip
+/// 16 px wide) and Black 80 px, rows 16 px; a dark header band over Black and a
+/// ruled footer box under the table.
+fn us_club(rows: u32) -> GrayImage {
+    let (w, h) = (350, 60 + rows * 16 + 40);
+    let mut img = GrayImage::from_pixel(w, h, Luma([220]));
+    let y0 = 30;
+    let y1 = y0 + rows * 16;
+    for b in 0..2 {
+        let bx = 10 + b * 160;
+        for y in y0..y1 {
+            for x in bx..bx + 16 {
+                img.put_pixel(x, y, Luma([170]));
+            }
+        }
+        for y in y0 - 16..y0 {
+            for x in bx + 80..bx + 160 {
+                img.put_pixel(x, y, Luma([60]));
+            }
+        }
+        for x in [bx, bx + 80, bx + 160] {
+            for y in y0 - 16..=y1 {
+                img.put_pixel(x, y, Luma([30]));
+            }
+        }
+    }
+    for y in (y0..=y1).step_by(16).chain([y0 - 16, y1 + 16]) {
+        for x in 10..=330 {
+            img.put_pixel(x, y, Luma([30]));
+        }
+    }
+    for y in y1..y1 + 16 {
+        img.put_pixel(10, y, Luma([30]));
+        img.put_pixel(330, y, Luma([30]));
+    }
+    img
+}
+
+#[test]
+fn a_strip_numbered_table_between_header_band_and_footer_box() {
+    let grid = find_grid(&page(us_club(12)), &GridParams::default()).unwrap();
+    assert_eq!((grid.blocks, grid.rows_per_block), (2, 12));
+    // (A crisp strip edge may read as a ruled number column: the cells agree.)
+    let (w1, b1) = (grid.cells[0].ruled, grid.cells[1].ruled);
+    assert!(w1.y.abs_diff(30) <= 2 && w1.h.abs_diff(16) <= 3, "{w1:?}");
+    // White starts right of the strip, Black at its rule.
+    assert!(
+        w1.x.abs_diff(26) <= 4 && b1.x.abs_diff(90) <= 2,
+        "{w1:?} {b1:?}"
+    );
+    let last = grid.cells.last().unwrap();
+    assert_eq!((last.move_number, last.side), (24, Color::Black));
+    assert!(
+        (last.ruled.y + last.ruled.h).abs_diff(30 + 12 * 16) <= 2,
+        "{:?}",
+        last.ruled
+    );
+}
+
+#[test]
+fn number_columns_on_the_right_mean_upside_down() {
+    let mut img = ruled(2, 10);
+    assert!(upside_down_votes(&img).unwrap() <= -1.0);
+    image::imageops::rotate180_in_place(&mut img);
+    assert!(upside_down_votes(&img).unwrap() >= 1.0);
+    let mut img = us_club(12);
+    assert!(upside_down_votes(&img).unwrap() <= -1.0);
+    image::imageops::rotate180_in_place(&mut img);
+    assert!(upside_down_votes(&img).unwrap() >= 1.0);
+    assert_eq!(
+        upside_down_votes(&GrayImage::from_pixel(50, 50, Luma([200]))),
+        None
+    );
+}
+
+#[test]
+fn ink_tells_a_written_cell_from_a_blank_one() {
+    let mut img = ruled(1, 10);
+    // A stroke inside move 3 White (x 22..62, y 48..62).
+    for x in 28..50 {
+        for y in 54..56 {
+            img.put_pixel(x, y, Luma([40]));
+        }
+    }
+    let grid = find_grid(&page(img), &GridParams::default()).unwrap();
+    let ink = |m: u32, side: Color| {
+        grid.cells
+            .iter()
+            .find(|c| c.move_number == m && c.side == side)
+            .unwrap()
+            .ink
+    };
+    assert!(ink(3, Color::White) > 0.05, "{}", ink(3, Color::White));
+    assert!(ink(3, Color::Black) < 0.01 && ink(2, Color::White) < 0.01);
+}
+
+#[test]
+fn odd_pages_never_panic() {
+    let mut seed = 7u32;
+    let mut noise = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed >> 24) as u8
+    };
+    let noisy = GrayImage::from_fn(300, 300, |_, _| Luma([noise()]));
+    let cases = [
+        GrayImage::new(1, 1),
+        GrayImage::from_pixel(1, 500, Luma([200])),
+        GrayImage::from_pixel(500, 1, Luma([200])),
+        GrayImage::from_pixel(17, 17, Luma([0])),
+        GrayImage::from_pixel(200, 200, Luma([0])),
+        GrayImage::from_fn(240, 240, |x, y| {
+            Luma([if (x / 3 + y / 3) % 2 == 0 { 0 } else { 255 }])
+        }),
+        GrayImage::from_fn(240, 240, |_, y| Luma([if y % 4 == 0 { 0 } else { 255 }])),
+        GrayImage::from_fn(240, 240, |x, _| Luma([if x % 4 == 0 { 0 } else { 255 }])),
+        noisy,
+    ];
+    for img in cases {
+        let p = Page::from_image(
+            img,
+            "odd.png".as_ref(),
+            0,
+            &crate::page::PageParams::default(),
+        );
+        if let Ok(g) = find_grid(&p, &GridParams::default()) {
+            for c in &g.cells {
+                let _ = crop(&p, c);
+            }
+        }
+    }
+}
+
+#[test]
+fn no_table_is_an_error_never_a_grid() {
+    let blank = GrayImage::from_pixel(300, 400, Luma([230]));
+    let err = find_grid(&page(blank), &GridParams::default()).unwrap_err();
+    assert!(matches!(err, GridError::NoRuling { .. }), "{err}");
+    assert!(err.to_string().starts_with("t.png: "));
+    // Rules too faint to tell from the paper.
+    let faint = GrayImage::from_fn(204, 180, |x, y| {
+        let p = ruled(2, 10).get_pixel(x, y)[0];
+        Luma([if p < 100 { 222 } else { 225 }])
+    });
+    assert!(find_grid(&page(faint), &GridParams::default()).is_err());
+    // Too few rows for a move table.
+    assert!(find_grid(&page(ruled(2, 4)), &GridParams::default()).is_err());
+}
