@@ -43,7 +43,10 @@ fn main() {
         .unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jpg" || x == "png" || x == "tif"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == "jpg" || x == "png" || x == "tif")
+        })
         .collect();
     files.sort();
     let batch: Vec<PathBuf> = (0..repeat).flat_map(|_| files.iter().cloned()).collect();
@@ -59,7 +62,10 @@ fn main() {
     let mut params = PipelineParams::default();
     params.decode.beam_width = beam;
     let pipeline = Pipeline::new(params);
-    let workers = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().unwrap();
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .unwrap();
 
     let start = Instant::now();
     let (ok, plies): (usize, usize) = workers.install(|| {

@@ -9,12 +9,15 @@ use serde::Serialize;
 
 use crate::report::SheetReport;
 
+/// Labels of one sheet: (move number, side `white`/`black`) -> what the cell says.
+pub type Labels = BTreeMap<(u32, String), String>;
+
 /// What is known to be on one sheet.
 #[derive(Clone, Debug, Default)]
 pub struct Truth {
     /// Labels of what each filled cell says: (move number, side `white`/`black`) ->
     /// label (HCS `labels.tsv` format).
-    pub labels: BTreeMap<(u32, String), String>,
+    pub labels: Labels,
     /// The true game in English SAN, when known.
     pub game: Option<Vec<String>>,
 }
@@ -37,14 +40,12 @@ pub enum TruthError {
 ///
 /// # Errors
 /// When the file cannot be read or a line is malformed.
-pub fn read_labels(
-    path: &Path,
-) -> Result<BTreeMap<String, BTreeMap<(u32, String), String>>, TruthError> {
+pub fn read_labels(path: &Path) -> Result<BTreeMap<String, Labels>, TruthError> {
     let text = std::fs::read_to_string(path).map_err(|e| TruthError::Read {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    let mut out: BTreeMap<String, BTreeMap<(u32, String), String>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Labels> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         if i == 0 && line.starts_with("page") || line.trim().is_empty() {
             continue;
@@ -269,6 +270,7 @@ mod tests {
             state: "ok".into(),
             bbox: Some([0, 0, 1, 1]),
             alternatives: vec![],
+            ..Default::default()
         }
     }
 

@@ -22,7 +22,7 @@ use crate::decode::{DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus};
 use crate::grid::{self, Grid, GridError, GridParams};
 use crate::model::{CellModel, CellScores, ModelError};
 use crate::page::{self, Page, PageError, PageParams};
-use crate::report::{Alternative, MoveReport, PageInfo, Producer, SheetReport};
+use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
 
 /// Settings of every stage.
 #[derive(Clone, Debug)]
@@ -73,6 +73,14 @@ pub struct SheetRead {
     pub grid: Grid,
     /// Model output for the cells sent to it (`cells_read` first cells of the grid).
     pub scores: Vec<CellScores>,
+    pub decoded: DecodedSheet,
+    pub report: SheetReport,
+}
+
+/// Everything learnt from the two copies of one game.
+pub struct PairRead {
+    pub pages: [Page; 2],
+    pub grids: [Grid; 2],
     pub decoded: DecodedSheet,
     pub report: SheetReport,
 }
@@ -135,17 +143,8 @@ impl Pipeline {
     ) -> Result<SheetRead, SheetError> {
         let grid = grid::find_grid(&page, &self.params.grid)?;
         let used = self.cells_to_read(&grid, options);
-        let crops: Vec<GrayImage> = grid.cells[..used]
-            .iter()
-            .map(|c| grid::crop(&page, c))
-            .collect();
-        let scores = model.read(&crops).map_err(|source| SheetError::Model {
-            path: source_name(&page.source, page.index),
-            source,
-        })?;
-        let mut params = self.params.decode.clone();
-        params.locked = options.locked.clone();
-        let decoded = Decoder::new(model.alphabet(), params).decode(&scores);
+        let scores = self.score_cells(&page, &grid, used, model)?;
+        let decoded = self.decoder(model, options).decode(&scores);
         let report = build_report(&page, &grid, &decoded);
         Ok(SheetRead {
             page,
@@ -153,6 +152,79 @@ impl Pipeline {
             scores,
             decoded,
             report,
+        })
+    }
+
+    /// Reads both players' copies of one game (White's and Black's sheets) and decodes
+    /// one game from both: each ply's evidence is the sum of its two cells. Cells
+    /// where the copies show different legal moves are flagged (`disagree`).
+    ///
+    /// # Errors
+    /// As [`Pipeline::read_page`], for either copy.
+    pub fn read_pair(
+        &self,
+        pages: [Page; 2],
+        model: &mut dyn CellModel,
+        options: &SheetOptions,
+    ) -> Result<PairRead, SheetError> {
+        let [a, b] = pages;
+        let grids = [
+            grid::find_grid(&a, &self.params.grid)?,
+            grid::find_grid(&b, &self.params.grid)?,
+        ];
+        let used = self
+            .cells_to_read(&grids[0], options)
+            .max(self.cells_to_read(&grids[1], options));
+        let used = [
+            used.min(grids[0].cells.len()),
+            used.min(grids[1].cells.len()),
+        ];
+        let scores = [
+            self.score_cells(&a, &grids[0], used[0], model)?,
+            self.score_cells(&b, &grids[1], used[1], model)?,
+        ];
+        let cells: Vec<Vec<CellScores>> = (0..used[0].max(used[1]))
+            .map(|i| scores.iter().filter_map(|s| s.get(i).cloned()).collect())
+            .collect();
+        let decoded = self.decoder(model, options).decode_copies(&cells);
+        let mut report = build_report(&a, &grids[0], &decoded);
+        add_copies(
+            &mut report,
+            [&a, &b],
+            &grids,
+            &scores,
+            &decoded,
+            model.alphabet(),
+        );
+        Ok(PairRead {
+            pages: [a, b],
+            grids,
+            decoded,
+            report,
+        })
+    }
+
+    fn decoder(&self, model: &dyn CellModel, options: &SheetOptions) -> Decoder {
+        let mut params = self.params.decode.clone();
+        params.locked = options.locked.clone();
+        Decoder::new(model.alphabet(), params)
+    }
+
+    /// Model scores of the first `used` cells of a page.
+    fn score_cells(
+        &self,
+        page: &Page,
+        grid: &Grid,
+        used: usize,
+        model: &mut dyn CellModel,
+    ) -> Result<Vec<CellScores>, SheetError> {
+        let crops: Vec<GrayImage> = grid.cells[..used]
+            .iter()
+            .map(|c| grid::crop(page, c))
+            .collect();
+        model.read(&crops).map_err(|source| SheetError::Model {
+            path: source_name(&page.source, page.index),
+            source,
         })
     }
 
@@ -231,6 +303,8 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
             review: e.review,
             state: state_name(e.kind, e.review).to_string(),
             bbox,
+            copies: Vec::new(),
+            disagree: false,
             alternatives: e
                 .alternatives
                 .iter()
@@ -244,10 +318,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
     let result = game_result(&decoded.moves);
     let mut report = SheetReport {
         source: source_name(&page.source, page.index),
-        source_path: std::fs::canonicalize(&page.source)
-            .unwrap_or_else(|_| page.source.clone())
-            .display()
-            .to_string(),
+        source_path: absolute(&page.source),
         notation: decoded.notation.code().to_string(),
         status: match decoded.status {
             GameStatus::Complete => "complete",
@@ -257,19 +328,144 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         moves,
         result,
         producer: Producer::default(),
-        page: PageInfo {
-            index: page.index,
-            width: page.image.width(),
-            height: page.image.height(),
-            skew_deg: round3(page.skew_deg),
-            rotated_180: page.rotated_180,
-            cells: grid.cells.len(),
-        },
+        page: page_info(page, grid),
         summary: Default::default(),
+        copies: Vec::new(),
         corrections: Vec::new(),
     };
     report.summarize();
     report
+}
+
+/// The image file (absolute where known) and page index of each sheet a report was
+/// read from: both copies of a two-copy game, else the one source.
+pub fn report_sources(report: &SheetReport) -> Vec<(std::path::PathBuf, usize)> {
+    let pick = |source: &str, path: &str| {
+        let s = if path.is_empty() { source } else { path };
+        std::path::PathBuf::from(s.split('#').next().unwrap_or(s))
+    };
+    if report.copies.is_empty() {
+        vec![(pick(&report.source, &report.source_path), report.page.index)]
+    } else {
+        report
+            .copies
+            .iter()
+            .map(|c| (pick(&c.source, &c.source_path), c.page.index))
+            .collect()
+    }
+}
+
+/// Loads again the pages a report was read from (see [`report_sources`]), upright
+/// and deskewed as when it was read, so that its boxes fit.
+///
+/// # Errors
+/// When an image cannot be read or lacks the page.
+pub fn reload_pages(report: &SheetReport, params: &PageParams) -> Result<Vec<Page>, PageError> {
+    report_sources(report)
+        .into_iter()
+        .map(|(path, index)| {
+            let mut pages = page::load_pages(&path, params)?;
+            if index >= pages.len() {
+                return Err(PageError::Corrupt {
+                    path,
+                    reason: format!("has no page {}", index + 1),
+                });
+            }
+            Ok(pages.swap_remove(index))
+        })
+        .collect()
+}
+
+fn page_info(page: &Page, grid: &Grid) -> PageInfo {
+    PageInfo {
+        index: page.index,
+        width: page.image.width(),
+        height: page.image.height(),
+        skew_deg: round3(page.skew_deg),
+        rotated_180: page.rotated_180,
+        cells: grid.cells.len(),
+    }
+}
+
+fn absolute(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Adds both copies to a two-copy report: per cell its box and reading on each copy,
+/// and a `disagree` flag (with review) where one copy shows the chosen move and the
+/// other a different legal move.
+fn add_copies(
+    report: &mut SheetReport,
+    pages: [&Page; 2],
+    grids: &[Grid; 2],
+    scores: &[Vec<CellScores>; 2],
+    decoded: &DecodedSheet,
+    alphabet: &crate::model::Alphabet,
+) {
+    use shakmaty::Position;
+    report.copies = pages
+        .iter()
+        .zip(grids)
+        .map(|(p, g)| CopyInfo {
+            source: source_name(&p.source, p.index),
+            source_path: absolute(&p.source),
+            page: page_info(p, g),
+        })
+        .collect();
+    let n = decoded.notation;
+    let mut pos = shakmaty::Chess::default();
+    for (entry, m) in decoded.entries.iter().zip(report.moves.iter_mut()) {
+        let before = pos.clone();
+        if let Some(mv) = entry.ply.and_then(|ply| decoded.moves.get(ply)) {
+            pos.play_unchecked(*mv);
+        }
+        let Some(cell) = entry.cell else { continue };
+        let reads: Vec<Option<String>> = scores
+            .iter()
+            .map(|s| {
+                s.get(cell)
+                    .map(|c| crate::notation::transliterate(&alphabet.greedy(c), n))
+            })
+            .collect();
+        m.copies = (0..2)
+            .filter_map(|i| {
+                let read = reads[i].clone()?;
+                let bbox = grids[i]
+                    .cells
+                    .get(cell)
+                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
+                Some(CopyCell {
+                    copy: i,
+                    bbox,
+                    read,
+                })
+            })
+            .collect();
+        // Which legal move each copy's reading names, if any.
+        let named: Vec<Option<shakmaty::Move>> = reads
+            .iter()
+            .map(|r| {
+                r.as_deref()
+                    .filter(|t| !t.is_empty())
+                    .and_then(|t| crate::notation::parse_move(&before, t, n).ok())
+            })
+            .collect();
+        let chosen = entry.ply.and_then(|p| decoded.moves.get(p)).copied();
+        if let (Some(x), Some(y)) = (named[0], named[1])
+            && x != y
+            && (Some(x) == chosen || Some(y) == chosen)
+        {
+            m.disagree = true;
+            m.review = true;
+            if m.state == "ok" {
+                m.state = "review".into();
+            }
+        }
+    }
+    report.summarize();
 }
 
 /// `1-0` / `0-1` when the game ends in mate, `1/2-1/2` on stalemate, else `*`.

@@ -13,7 +13,7 @@ use shakmaty::{Chess, Color, Move, Position, Role};
 
 use scoresheet::model::RuntimeParams;
 use scoresheet::notation::{MoveTextError, Notation, Written, parse_move, read_written};
-use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
+use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index, reload_pages};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
 use super::batch::load_model;
@@ -387,43 +387,36 @@ fn fix_report(
     }
     corrections.sort_by_key(|c| cell_index(c.move_number, side_of(&c.side)));
 
-    let source = if report.source_path.is_empty() {
-        report.source.clone()
-    } else {
-        report.source_path.clone()
-    };
-    let source = PathBuf::from(source.split('#').next().unwrap_or(&source));
     let mut model = load_model(args.model.as_deref(), runtime)?;
     let model_name = model.manifest().name.clone();
     let mut params = PipelineParams::default();
     params.decode.notation = Some(n);
     let pipeline = Pipeline::new(params);
-    let page = scoresheet::page::load_pages(&source, &pipeline.params().page)
-        .with_context(|| format!("{name}: cannot re-read the sheet"))?
-        .into_iter()
-        .nth(report.page.index)
-        .ok_or_else(|| {
-            anyhow!(
-                "{name}: {} has no page {}",
-                source.display(),
-                report.page.index + 1
-            )
-        })?;
+    let pages = reload_pages(&report, &pipeline.params().page)
+        .with_context(|| format!("{name}: cannot re-read the sheet"))?;
     let locked = corrections
         .iter()
         .map(|c| (cell_index(c.move_number, side_of(&c.side)), c.san.clone()))
         .collect();
-    let sheet = pipeline
-        .read_page(page, &mut model, &SheetOptions { locked })
-        .with_context(|| format!("{name}: cannot re-read the sheet"))?;
-    if !sheet.decoded.lock_conflicts.is_empty() {
+    let options = SheetOptions { locked };
+    let sheet = match <[_; 2]>::try_from(pages) {
+        Ok(pair) => pipeline
+            .read_pair(pair, &mut model, &options)
+            .map(|p| (p.decoded, p.report)),
+        Err(mut one) => pipeline
+            .read_page(one.swap_remove(0), &mut model, &options)
+            .map(|s| (s.decoded, s.report)),
+    }
+    .with_context(|| format!("{name}: cannot re-read the sheet"))?;
+    let (decoded, new_report) = sheet;
+    if !decoded.lock_conflicts.is_empty() {
         bail!(
             "{name}: the corrections cannot all hold in one legal game (cells {:?}); nothing changed",
-            sheet.decoded.lock_conflicts
+            decoded.lock_conflicts
         );
     }
     let old_sans: Vec<Option<String>> = report.moves.iter().map(|m| m.san.clone()).collect();
-    let mut new = sheet.report;
+    let mut new = new_report;
     new.source = report.source.clone();
     new.producer.tool = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));
     new.producer.model = model_name;

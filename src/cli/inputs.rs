@@ -136,6 +136,86 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
         .collect()
 }
 
+/// What one worker reads: a sheet, or both players' copies of one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Job {
+    One(Input),
+    /// Two copies and the stem of the combined output.
+    Pair([Input; 2], String),
+}
+
+/// Suffix pairs that mark the two copies of one game: `053_0`/`053_1`,
+/// `r1b3_w`/`r1b3_b`, `r1b3-white`/`r1b3-black`.
+const COPY_SUFFIXES: [(&str, &str); 3] = [("0", "1"), ("w", "b"), ("white", "black")];
+
+/// The game stem and copy number (0 or 1) of a stem that names one copy.
+fn copy_of(stem: &str) -> Option<(&str, usize)> {
+    let (base, suffix) = stem.rsplit_once(['_', '-'])?;
+    let suffix_lc = suffix.to_ascii_lowercase();
+    COPY_SUFFIXES.iter().find_map(|&(a, b)| {
+        if suffix_lc == a {
+            Some((base, 0))
+        } else if suffix_lc == b {
+            Some((base, 1))
+        } else {
+            None
+        }
+    })
+}
+
+/// Groups inputs into jobs. With `auto`, two inputs whose stems name the two copies
+/// of one game (same folder) become a pair; `explicit` pairs (paths) always do.
+/// Everything else is read alone.
+pub fn jobs(inputs: Vec<Input>, auto: bool, explicit: &[(PathBuf, PathBuf)]) -> Vec<Job> {
+    let mut taken = vec![false; inputs.len()];
+    let mut out = Vec::new();
+    let find = |p: &Path| inputs.iter().position(|i| i.path == p);
+    for (a, b) in explicit {
+        if let (Some(i), Some(j)) = (find(a), find(b))
+            && i != j
+            && !taken[i]
+            && !taken[j]
+        {
+            taken[i] = true;
+            taken[j] = true;
+            let stem = match (copy_of(&inputs[i].stem), copy_of(&inputs[j].stem)) {
+                (Some((x, _)), Some((y, _))) if x == y => x.to_string(),
+                _ => format!("{}+{}", inputs[i].stem, inputs[j].stem),
+            };
+            out.push(Job::Pair([inputs[i].clone(), inputs[j].clone()], stem));
+        }
+    }
+    if auto {
+        let mut by_game: HashMap<(PathBuf, String), [Option<usize>; 2]> = HashMap::new();
+        for (i, input) in inputs.iter().enumerate() {
+            if let (false, Some((base, k))) = (taken[i], copy_of(&input.stem)) {
+                let dir = input
+                    .path
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                by_game.entry((dir, base.to_string())).or_default()[k] = Some(i);
+            }
+        }
+        let mut pairs: Vec<(String, usize, usize)> = by_game
+            .into_iter()
+            .filter_map(|((_, base), slots)| Some((base, slots[0]?, slots[1]?)))
+            .collect();
+        pairs.sort_by_key(|p| p.1);
+        for (base, i, j) in pairs {
+            taken[i] = true;
+            taken[j] = true;
+            out.push(Job::Pair([inputs[i].clone(), inputs[j].clone()], base));
+        }
+    }
+    for (i, input) in inputs.into_iter().enumerate() {
+        if !taken[i] {
+            out.push(Job::One(input));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +239,41 @@ mod tests {
         assert_eq!(stems, ["r2", "r1", "c"]);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].contains("nope.png"));
+    }
+
+    #[test]
+    fn copies_pair_by_name() {
+        let input = |p: &str| Input {
+            path: PathBuf::from(p),
+            stem: Path::new(p)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+        };
+        let inputs = vec![
+            input("s/053_0.jpg"),
+            input("s/053_1.jpg"),
+            input("s/r1_w.png"),
+            input("s/r1_B.png"),
+            input("s/070_1.jpg"),
+            input("s/solo.jpg"),
+        ];
+        let jobs = jobs(inputs.clone(), true, &[]);
+        let pairs: Vec<&str> = jobs
+            .iter()
+            .filter_map(|j| match j {
+                Job::Pair(_, stem) => Some(stem.as_str()),
+                Job::One(_) => None,
+            })
+            .collect();
+        assert_eq!(pairs, ["053", "r1"]);
+        assert_eq!(jobs.len(), 4);
+        assert!(
+            super::jobs(inputs, false, &[])
+                .iter()
+                .all(|j| matches!(j, Job::One(_)))
+        );
     }
 
     #[test]

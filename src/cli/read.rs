@@ -15,17 +15,24 @@ use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, parse_notation, progress, workers};
-use super::inputs::{self, Input};
+use super::inputs::{self, Input, Job};
 use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
     /// Image files (png, jpeg, tiff) or folders (recursed).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "pair")]
     pub paths: Vec<PathBuf>,
     /// Write DIR/<stem>.pgn and DIR/<stem>.json for every sheet (default: PGN on stdout).
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Read both players' copies of a game as one game when their names say so
+    /// (`053_0`/`053_1`, `r1_w`/`r1_b`, `r1-white`/`r1-black`); output `<game>.pgn/json`.
+    #[arg(long)]
+    pub pairs: bool,
+    /// Read these two files as the two copies of one game (repeatable).
+    #[arg(long, num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
+    pub pair: Vec<PathBuf>,
     /// Also write OUTDIR/review.html (needs -o).
     #[arg(long, requires = "out")]
     pub review: bool,
@@ -46,7 +53,14 @@ struct Outcome {
 
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let (inputs, missing) = inputs::collect(&args.paths);
+    let explicit: Vec<(PathBuf, PathBuf)> = args
+        .pair
+        .chunks(2)
+        .map(|c| (c[0].clone(), c[1].clone()))
+        .collect();
+    let mut paths = args.paths.clone();
+    paths.extend(args.pair.iter().cloned());
+    let (inputs, missing) = inputs::collect(&paths);
     for e in &missing {
         diag(e);
     }
@@ -59,29 +73,26 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     }
 
-    let jobs = jobs_for(&args.model, inputs.len());
+    let todo = inputs::jobs(inputs, args.pairs, &explicit);
+    let jobs = jobs_for(&args.model, todo.len());
     let pool = ModelPool::new(&args.model, jobs)?;
     let model_name = pool.model_name();
     let mut params = PipelineParams::default();
     params.decode.notation = parse_notation(&args.model.notation)?;
     params.decode.beam_width = args.model.beam.max(1);
     let pipeline = Pipeline::new(params);
-    let bar = progress(inputs.len(), args.model.quiet);
+    let bar = progress(todo.len(), args.model.quiet);
     let threads = workers(jobs)?;
     let producer = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));
     let outcomes: Vec<Outcome> = threads.install(|| {
-        inputs
-            .par_iter()
-            .map(|input| {
-                let o = pool.with(|m| {
-                    read_one(
-                        input,
-                        &pipeline,
-                        m,
-                        args.out.as_deref(),
-                        &producer,
-                        &model_name,
-                    )
+        todo.par_iter()
+            .map(|job| {
+                let out = args.out.as_deref();
+                let o = pool.with(|m| match job {
+                    Job::One(input) => read_one(input, &pipeline, m, out, &producer, &model_name),
+                    Job::Pair(inputs, stem) => {
+                        read_pair(inputs, stem, &pipeline, m, out, &producer, &model_name)
+                    }
                 });
                 for e in &o.errors {
                     bar.suspend(|| diag(e));
@@ -158,6 +169,67 @@ fn locks_of(corrections: &[Correction]) -> BTreeMap<usize, String> {
         .collect()
 }
 
+/// Corrections of an earlier report of `stem` in the output folder, if any.
+fn corrections_for(out: Option<&Path>, stem: &str) -> anyhow::Result<Vec<Correction>> {
+    match out {
+        Some(dir) => earlier_corrections(&dir.join(format!("{stem}.json"))),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Stamps, counts and writes (or collects) one finished report.
+fn finish(
+    o: &mut Outcome,
+    mut report: SheetReport,
+    corrections: Vec<Correction>,
+    stem: &str,
+    out: Option<&Path>,
+    producer: &str,
+    model_name: &str,
+) {
+    report.producer.tool = producer.to_string();
+    report.producer.model = model_name.to_string();
+    if !corrections.is_empty() {
+        o.notes.push(format!(
+            "{}: kept {} human correction{}",
+            report.source,
+            corrections.len(),
+            if corrections.len() == 1 { "" } else { "s" }
+        ));
+    }
+    report.corrections = corrections;
+    let pgn = to_pgn(&report, &PgnTags::default(), producer);
+    o.plies += report.summary.plies;
+    o.flagged += report.summary.flagged;
+    o.sheets += 1;
+    match out {
+        Some(dir) => {
+            let written =
+                write_atomic(&dir.join(format!("{stem}.pgn")), pgn.as_bytes()).and_then(|()| {
+                    write_atomic(
+                        &dir.join(format!("{stem}.json")),
+                        report.to_json().as_bytes(),
+                    )
+                });
+            if let Err(e) = written {
+                o.errors.push(e.to_string());
+            }
+        }
+        None => o.pgn.push(pgn),
+    }
+}
+
+fn new_outcome() -> Outcome {
+    Outcome {
+        pgn: Vec::new(),
+        plies: 0,
+        flagged: 0,
+        sheets: 0,
+        errors: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
 fn read_one(
     input: &Input,
     pipeline: &Pipeline,
@@ -166,14 +238,7 @@ fn read_one(
     producer: &str,
     model_name: &str,
 ) -> Outcome {
-    let mut o = Outcome {
-        pgn: Vec::new(),
-        plies: 0,
-        flagged: 0,
-        sheets: 0,
-        errors: Vec::new(),
-        notes: Vec::new(),
-    };
+    let mut o = new_outcome();
     let pages = match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
         Ok(p) => p,
         Err(e) => {
@@ -188,58 +253,75 @@ fn read_one(
             format!("{}_p{}", input.stem, page.index + 1)
         };
         // Human corrections in an earlier report are honoured and carried over.
-        let corrections = match out {
-            Some(dir) => match earlier_corrections(&dir.join(format!("{stem}.json"))) {
-                Ok(c) => c,
-                Err(e) => {
-                    o.errors
-                        .push(format!("{}: {e:#}; not overwritten", input.path.display()));
-                    continue;
-                }
-            },
-            None => Vec::new(),
+        let corrections = match corrections_for(out, &stem) {
+            Ok(c) => c,
+            Err(e) => {
+                o.errors
+                    .push(format!("{}: {e:#}; not overwritten", input.path.display()));
+                continue;
+            }
         };
         let options = SheetOptions {
             locked: locks_of(&corrections),
         };
-        let sheet = match pipeline.read_page(page, model, &options) {
-            Ok(s) => s,
-            Err(e) => {
-                o.errors.push(e.to_string());
-                continue;
-            }
-        };
-        let mut report = sheet.report;
-        report.producer.tool = producer.to_string();
-        report.producer.model = model_name.to_string();
-        if !corrections.is_empty() {
-            o.notes.push(format!(
-                "{}: kept {} human correction{}",
-                input.path.display(),
-                corrections.len(),
-                if corrections.len() == 1 { "" } else { "s" }
-            ));
+        match pipeline.read_page(page, model, &options) {
+            Ok(sheet) => finish(
+                &mut o,
+                sheet.report,
+                corrections,
+                &stem,
+                out,
+                producer,
+                model_name,
+            ),
+            Err(e) => o.errors.push(e.to_string()),
         }
-        report.corrections = corrections;
-        let pgn = to_pgn(&report, &PgnTags::default(), producer);
-        o.plies += report.summary.plies;
-        o.flagged += report.summary.flagged;
-        o.sheets += 1;
-        match out {
-            Some(dir) => {
-                let written = write_atomic(&dir.join(format!("{stem}.pgn")), pgn.as_bytes())
-                    .and_then(|()| {
-                        write_atomic(
-                            &dir.join(format!("{stem}.json")),
-                            report.to_json().as_bytes(),
-                        )
-                    });
-                if let Err(e) = written {
-                    o.errors.push(e.to_string());
-                }
-            }
-            None => o.pgn.push(pgn),
+    }
+    o
+}
+
+/// Reads the two copies of one game (first page of each file) into one report.
+fn read_pair(
+    inputs: &[Input; 2],
+    stem: &str,
+    pipeline: &Pipeline,
+    model: &mut dyn CellModel,
+    out: Option<&Path>,
+    producer: &str,
+    model_name: &str,
+) -> Outcome {
+    let mut o = new_outcome();
+    let mut pages = Vec::with_capacity(2);
+    for input in inputs {
+        match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
+            Ok(mut p) => pages.push(p.swap_remove(0)),
+            Err(e) => o.errors.push(e.to_string()),
         }
+    }
+    let Ok(pages) = <[_; 2]>::try_from(pages) else {
+        return o;
+    };
+    let corrections = match corrections_for(out, stem) {
+        Ok(c) => c,
+        Err(e) => {
+            o.errors.push(format!("{stem}: {e:#}; not overwritten"));
+            return o;
+        }
+    };
+    let options = SheetOptions {
+        locked: locks_of(&corrections),
+    };
+    match pipeline.read_pair(pages, model, &options) {
+        Ok(pair) => finish(
+            &mut o,
+            pair.report,
+            corrections,
+            stem,
+            out,
+            producer,
+            model_name,
+        ),
+        Err(e) => o.errors.push(e.to_string()),
     }
     o
 }

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use scoresheet::page::{PageParams, load_pages};
+use scoresheet::page::PageParams;
+use scoresheet::pipeline::reload_pages;
 use scoresheet::report::{ReviewSheet, SheetReport, review_html, write_atomic};
 
 use super::{EXIT_SOME_FAILED, diag};
@@ -60,32 +61,23 @@ pub fn write_review(outdir: &Path, out: Option<&Path>) -> anyhow::Result<(PathBu
         bail!("{}: no reports (<stem>.json) to review", outdir.display());
     }
     let params = PageParams::default();
-    let mut pages = Vec::new();
+    let mut loaded = Vec::new();
     let mut failed = 0;
     for (name, report) in &reports {
-        let src = if report.source_path.is_empty() {
-            &report.source
-        } else {
-            &report.source_path
-        };
-        let src = PathBuf::from(src.split('#').next().unwrap_or(src));
-        match load_pages(&src, &params).map(|mut p| {
-            let i = report.page.index.min(p.len().saturating_sub(1));
-            p.swap_remove(i)
-        }) {
-            Ok(page) => pages.push((name.clone(), report, page.image)),
+        match reload_pages(report, &params) {
+            Ok(pages) => loaded.push((name.clone(), report, pages)),
             Err(e) => {
                 diag(format!("{name}: left out of the review page: {e}"));
                 failed += 1;
             }
         }
     }
-    let sheets: Vec<ReviewSheet> = pages
+    let sheets: Vec<ReviewSheet> = loaded
         .iter()
-        .map(|(name, report, image)| ReviewSheet {
+        .map(|(name, report, pages)| ReviewSheet {
             report_name: name.clone(),
             report,
-            page: image,
+            pages: pages.iter().map(|p| &p.image).collect(),
         })
         .collect();
     let batch = outdir

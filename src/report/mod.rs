@@ -42,6 +42,10 @@ pub struct SheetReport {
     /// Counts for a quick look.
     #[serde(default)]
     pub summary: Summary,
+    /// When the game was read from both players' sheets: the two copies (the first is
+    /// `source`; boxes in `moves[].box` refer to it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<CopyInfo>,
     /// Human corrections: never overwritten by a later run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<Correction>,
@@ -82,6 +86,36 @@ pub struct MoveReport {
     /// Other legal moves the decoder weighed, best first.
     #[serde(default)]
     pub alternatives: Vec<Alternative>,
+    /// Two-copy games: this cell on each copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<CopyCell>,
+    /// Two-copy games: the copies show different legal moves here (flagged).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disagree: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One copy of a two-copy game.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CopyInfo {
+    pub source: String,
+    #[serde(default)]
+    pub source_path: String,
+    pub page: PageInfo,
+}
+
+/// A cell of a two-copy game on one copy.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CopyCell {
+    /// Index into the report's `copies`.
+    pub copy: usize,
+    #[serde(rename = "box")]
+    pub bbox: Option<[u32; 4]>,
+    /// What this copy's cell says (unconstrained reading, English letters).
+    pub read: String,
 }
 
 /// A runner-up move for a ply.
@@ -244,6 +278,7 @@ mod tests {
                     san: "e3".into(),
                     confidence: 0.01,
                 }],
+                ..Default::default()
             }],
             ..Default::default()
         };

@@ -139,6 +139,7 @@ mod tests {
                 san: "Nc3".into(),
                 confidence: 0.3,
             }],
+            ..Default::default()
         }
     }
 

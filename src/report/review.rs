@@ -25,8 +25,9 @@ pub struct ReviewSheet<'a> {
     /// File name of the report in the output folder (`<stem>.json`).
     pub report_name: String,
     pub report: &'a SheetReport,
-    /// The upright page the report's boxes refer to.
-    pub page: &'a GrayImage,
+    /// The upright pages the report's boxes refer to: one, or the two copies of a
+    /// two-copy game in the order of `report.copies`.
+    pub pages: Vec<&'a GrayImage>,
 }
 
 #[derive(Serialize)]
@@ -42,15 +43,23 @@ struct SheetData {
     report: String,
     source: String,
     notation: String,
+    /// The pages (one, or both copies of a two-copy game).
+    images: Vec<ImageData>,
+    positions: Vec<PositionData>,
+    moves: Vec<MoveData>,
+}
+
+#[derive(Serialize)]
+struct ImageData {
     /// `data:` URL of the (downscaled) page.
-    image: String,
+    url: String,
     /// Page size in report pixels.
     width: u32,
     height: u32,
     /// Embedded image pixels per report pixel.
     scale: f32,
-    positions: Vec<PositionData>,
-    moves: Vec<MoveData>,
+    /// Where it came from.
+    source: String,
 }
 
 #[derive(Serialize)]
@@ -188,15 +197,31 @@ fn sheet_data(sheet: &ReviewSheet) -> SheetData {
             }
         }
     }
-    let (image, scale) = page_image(sheet.page, 1400);
+    let sources: Vec<String> = if r.copies.is_empty() {
+        vec![r.source.clone()]
+    } else {
+        r.copies.iter().map(|c| c.source.clone()).collect()
+    };
+    let images = sheet
+        .pages
+        .iter()
+        .zip(sources)
+        .map(|(page, source)| {
+            let (url, scale) = page_image(page, 1400);
+            ImageData {
+                url,
+                width: page.width(),
+                height: page.height(),
+                scale,
+                source,
+            }
+        })
+        .collect();
     SheetData {
         report: sheet.report_name.clone(),
         source: r.source.clone(),
         notation: r.notation.clone(),
-        image,
-        width: sheet.page.width(),
-        height: sheet.page.height(),
-        scale,
+        images,
         positions,
         moves,
     }
@@ -267,6 +292,7 @@ mod tests {
                 state: "review".into(),
                 bbox: Some([0, 0, 10, 5]),
                 alternatives: vec![],
+                ..Default::default()
             }],
             ..Default::default()
         };
@@ -276,7 +302,7 @@ mod tests {
             &[ReviewSheet {
                 report_name: "a.json".into(),
                 report: &report,
-                page: &page,
+                pages: vec![&page],
             }],
         );
         assert_eq!(
