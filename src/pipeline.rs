@@ -141,7 +141,8 @@ impl Pipeline {
         model: &mut dyn CellModel,
         options: &SheetOptions,
     ) -> Result<SheetRead, SheetError> {
-        let grid = grid::find_grid(&page, &self.params.grid)?;
+        let mut grid = grid::find_grid(&page, &self.params.grid)?;
+        self.skip_header_row(&page, &mut grid, model, options)?;
         let used = self.cells_to_read(&grid, options);
         let scores = self.score_cells(&page, &grid, used, model)?;
         let decoded = self.decoder(model, options).decode(&scores);
@@ -168,10 +169,12 @@ impl Pipeline {
         options: &SheetOptions,
     ) -> Result<PairRead, SheetError> {
         let [a, b] = pages;
-        let grids = [
+        let mut grids = [
             grid::find_grid(&a, &self.params.grid)?,
             grid::find_grid(&b, &self.params.grid)?,
         ];
+        self.skip_header_row(&a, &mut grids[0], model, options)?;
+        self.skip_header_row(&b, &mut grids[1], model, options)?;
         let used = self
             .cells_to_read(&grids[0], options)
             .max(self.cells_to_read(&grids[1], options));
@@ -202,6 +205,35 @@ impl Pipeline {
             decoded,
             report,
         })
+    }
+
+    /// A ruled table may carry its column headings (`№ | Белые | Чёрные`) in a first
+    /// row as tall as the move rows. Whether the first row holds moves is decided by
+    /// the decoder: the opening cells are decoded as they are and without the first
+    /// row, and the row is dropped when the game explains the sheet clearly better
+    /// without it. Tables without a ruled number column (HCS) are left alone, and so
+    /// are sheets with human corrections (their cells are fixed).
+    fn skip_header_row(
+        &self,
+        page: &Page,
+        grid: &mut Grid,
+        model: &mut dyn CellModel,
+        options: &SheetOptions,
+    ) -> Result<(), SheetError> {
+        const OPENING: usize = 16;
+        if !grid.ruled_numbers || grid.rows_per_block < 10 || !options.locked.is_empty() {
+            return Ok(());
+        }
+        let scores = self.score_cells(page, grid, (OPENING + 2).min(grid.cells.len()), model)?;
+        let mut params = self.params.decode.clone();
+        params.beam_width = params.beam_width.min(16);
+        let decoder = Decoder::new(model.alphabet(), params);
+        let as_found = decoder.decode(&scores[..OPENING]).log_likelihood;
+        let without_first = decoder.decode(&scores[2..]).log_likelihood;
+        if without_first > as_found + 2.0 {
+            grid.drop_leading_rows(1);
+        }
+        Ok(())
     }
 
     fn decoder(&self, model: &dyn CellModel, options: &SheetOptions) -> Decoder {

@@ -162,6 +162,23 @@ pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
     table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
 }
 
+impl Grid {
+    /// Drops the first `k` rows of every block (a column-header row found to hold no
+    /// moves) and numbers the cells again.
+    pub fn drop_leading_rows(&mut self, k: usize) {
+        if k == 0 || k >= self.rows_per_block {
+            return;
+        }
+        let rows = self.rows_per_block - k;
+        self.cells.retain(|c| c.row >= k);
+        for c in &mut self.cells {
+            c.row -= k;
+            c.move_number = (c.block * rows + c.row + 1) as u32;
+        }
+        self.rows_per_block = rows;
+    }
+}
+
 /// Builds the cells from the analysed table; `k` is the analysis downscale factor.
 fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParams) -> Grid {
     let (pw, ph) = page.image.dimensions();

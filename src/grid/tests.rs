@@ -218,3 +218,33 @@ fn no_table_is_an_error_never_a_grid() {
     // Too few rows for a move table.
     assert!(find_grid(&page(ruled(2, 4)), &GridParams::default()).is_err());
 }
+
+#[test]
+fn dropping_a_header_row_renumbers_every_block() {
+    let pg = page(ruled(2, 12));
+    let mut grid = find_grid(&pg, &GridParams::default()).unwrap();
+    assert_eq!(
+        (grid.blocks, grid.rows_per_block, grid.cells.len()),
+        (2, 12, 48)
+    );
+    let second_row_box = grid.cells[2].bbox;
+    grid.drop_leading_rows(1);
+    assert_eq!((grid.rows_per_block, grid.cells.len()), (11, 44));
+    // Old row 1 of block 0 is now move 1; block 1 starts at move 12.
+    assert_eq!(
+        (grid.cells[0].move_number, grid.cells[0].bbox),
+        (1, second_row_box)
+    );
+    let firsts: Vec<u32> = grid
+        .cells
+        .iter()
+        .filter(|c| c.row == 0)
+        .map(|c| c.move_number)
+        .collect();
+    assert_eq!(firsts, [1, 1, 12, 12]);
+    assert!(
+        grid.cells
+            .windows(2)
+            .all(|w| w[0].move_number <= w[1].move_number)
+    );
+}
