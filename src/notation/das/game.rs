@@ -126,12 +126,12 @@ fn tokens(text: &str) -> Vec<Tok> {
             out.push(Tok::Word(std::mem::take(word)));
         }
     };
+    let mut in_comment = false;
     for line in text.lines() {
-        if line.trim_start().starts_with('[') {
+        if !in_comment && line.trim_start().starts_with('[') {
             continue;
         }
         let mut rest = line;
-        let mut in_comment = false;
         while let Some(c) = rest.chars().next() {
             if in_comment {
                 in_comment = c != '}';

@@ -73,7 +73,8 @@ pub fn sample_das_move(rng: &mut Rng) -> String {
     let check = rng.weighted(&[0.85, 0.1, 0.03, 0.02]);
     s.push_str(["", "+", "++", "#"][check]);
     if rng.chance(0.04) {
-        s.push_str(*rng.pick(&super::EVAL_MARKS));
+        let mark = *rng.pick(&super::EVAL_MARKS);
+        s.push_str(mark);
     }
     if rng.chance(0.01) {
         s.push('=');
