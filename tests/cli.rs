@@ -82,20 +82,13 @@ fn samples() -> Vec<(PathBuf, Vec<String>)> {
 #[test]
 fn samples_read_close_to_their_expected_games() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(bin()
-        .args(["read", "samples", "-o"])
-        .arg(dir.path())
-        .current_dir(root()));
+    let out = run(bin().args(["read", "samples", "-o"]).arg(dir.path()).current_dir(root()));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let samples = samples();
-    assert!(
-        samples.len() >= 3,
-        "expected at least 3 samples with expected PGN"
-    );
+    assert!(samples.len() >= 3, "expected at least 3 samples with expected PGN");
     for (stem, want) in samples {
         let pgn_path = dir.path().join(&stem).with_extension("pgn");
-        let pgn = std::fs::read_to_string(&pgn_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", pgn_path.display()));
+        let pgn = std::fs::read_to_string(&pgn_path).unwrap_or_else(|e| panic!("{}: {e}", pgn_path.display()));
         let got = pgn_moves(&pgn);
         // Every output game replays legally.
         let mut pos = Chess::default();
@@ -107,36 +100,16 @@ fn samples_read_close_to_their_expected_games() {
                 .unwrap_or_else(|| panic!("{}: `{san}` does not replay", stem.display()));
             pos.play_unchecked(m);
         }
-        let same = want
-            .iter()
-            .zip(&got)
-            .filter(|(a, b)| a.trim_end_matches(['+', '#']) == b.trim_end_matches(['+', '#']))
-            .count();
+        let same = want.iter().zip(&got).filter(|(a, b)| a.trim_end_matches(['+', '#']) == b.trim_end_matches(['+', '#'])).count();
         let share = same as f64 / want.len() as f64;
-        eprintln!(
-            "{}: {same}/{} plies as expected ({:.1}%)",
-            stem.display(),
-            want.len(),
-            100.0 * share
-        );
+        eprintln!("{}: {same}/{} plies as expected ({:.1}%)", stem.display(), want.len(), 100.0 * share);
         // Tolerance: the samples are real handwriting; 90% of the expected plies
         // must come out in place (see samples/README.md).
-        assert!(
-            share >= 0.90,
-            "{}: only {same} of {} plies as expected",
-            stem.display(),
-            want.len()
-        );
-        let json: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.path().join(&stem).with_extension("json")).unwrap(),
-        )
-        .unwrap();
+        assert!(share >= 0.90, "{}: only {same} of {} plies as expected", stem.display(), want.len());
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(&stem).with_extension("json")).unwrap()).unwrap();
         for key in ["source", "notation", "status", "moves"] {
-            assert!(
-                json.get(key).is_some(),
-                "{}: JSON lacks `{key}`",
-                stem.display()
-            );
+            assert!(json.get(key).is_some(), "{}: JSON lacks `{key}`", stem.display());
         }
     }
 }
@@ -146,11 +119,7 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &b in bytes {
         crc ^= u32::from(b);
         for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
         }
     }
     !crc
@@ -211,10 +180,7 @@ fn each_bad_file_gets_one_line_and_the_batch_goes_on() {
     }
     assert!(out_dir.join("good.pgn").is_file() && out_dir.join("good.json").is_file());
     for bad in ["notes", "empty", "truncated", "huge"] {
-        assert!(
-            !out_dir.join(format!("{bad}.pgn")).exists(),
-            "{bad} must have no output"
-        );
+        assert!(!out_dir.join(format!("{bad}.pgn")).exists(), "{bad} must have no output");
     }
     let leftovers: Vec<_> = std::fs::read_dir(&out_dir)
         .unwrap()
@@ -229,10 +195,7 @@ fn unwritable_output_folder_is_a_setup_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
-    let out = run(bin()
-        .args(["read", "-q", "-o"])
-        .arg(file.join("out"))
-        .arg(good_sheet()));
+    let out = run(bin().args(["read", "-q", "-o"]).arg(file.join("out")).arg(good_sheet()));
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "one line: {err}");
@@ -261,8 +224,7 @@ fn corrections_are_locked_survive_reruns_and_illegal_ones_change_nothing() {
     let json = out_dir.join(format!("{stem}.json"));
     // Correct ply 6 (3... Black) to another legal move.
     let ply = 6;
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let m = report["moves"]
         .as_array()
         .unwrap()
@@ -273,13 +235,7 @@ fn corrections_are_locked_survive_reruns_and_illegal_ones_change_nothing() {
     let mut pos = Chess::default();
     for mv in report["moves"].as_array().unwrap() {
         if mv["ply"].as_u64().is_some_and(|p| p < ply) {
-            let m = mv["san"]
-                .as_str()
-                .unwrap()
-                .parse::<San>()
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
+            let m = mv["san"].as_str().unwrap().parse::<San>().unwrap().to_move(&pos).unwrap();
             pos.play_unchecked(m);
         }
     }
@@ -293,38 +249,18 @@ fn corrections_are_locked_survive_reruns_and_illegal_ones_change_nothing() {
 
     // An illegal correction changes nothing: Black's king cannot be on e4 by move 3.
     let before = std::fs::read(&json).unwrap();
-    let out = run(bin()
-        .arg("fix")
-        .arg(&json)
-        .args(["--ply", &ply.to_string(), "Ke4"]));
+    let out = run(bin().arg("fix").arg(&json).args(["--ply", &ply.to_string(), "Ke4"]));
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(
-        err.contains(&format!("ply {ply}")) && err.contains("no black king can reach e4"),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read(&json).unwrap(),
-        before,
-        "an illegal fix must not touch the report"
-    );
+    assert!(err.contains(&format!("ply {ply}")) && err.contains("no black king can reach e4"), "{err}");
+    assert_eq!(std::fs::read(&json).unwrap(), before, "an illegal fix must not touch the report");
 
     // A legal correction is locked and recorded.
-    let out = run(bin().arg("fix").arg(&json).args([
-        "--ply",
-        &ply.to_string(),
-        &other,
-        "--by",
-        "arbiter",
-    ]));
+    let out = run(bin().arg("fix").arg(&json).args(["--ply", &ply.to_string(), &other, "--by", "arbiter"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let fixed: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let fixed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let c = &fixed["corrections"][0];
-    assert_eq!(
-        c["san"].as_str().unwrap().trim_end_matches(['+', '#']),
-        other
-    );
+    assert_eq!(c["san"].as_str().unwrap().trim_end_matches(['+', '#']), other);
     assert_eq!(c["by"], "arbiter");
     assert_eq!(c["previous"].as_str(), Some(decoded.as_str()));
     let at_ply = |v: &serde_json::Value| {
@@ -333,12 +269,7 @@ fn corrections_are_locked_survive_reruns_and_illegal_ones_change_nothing() {
             .unwrap()
             .iter()
             .find(|mv| mv["move"] == m["move"] && mv["side"] == m["side"] && mv["box"].is_array())
-            .map(|mv| {
-                (
-                    mv["san"].as_str().unwrap_or("").to_string(),
-                    mv["state"].as_str().unwrap_or("").to_string(),
-                )
-            })
+            .map(|mv| (mv["san"].as_str().unwrap_or("").to_string(), mv["state"].as_str().unwrap_or("").to_string()))
             .unwrap()
     };
     let (san, state) = at_ply(&fixed);
@@ -348,21 +279,12 @@ fn corrections_are_locked_survive_reruns_and_illegal_ones_change_nothing() {
     // A re-run of read over the same folder keeps the correction.
     let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&sheet));
     assert_eq!(out.status.code(), Some(0));
-    assert!(
-        stderr(&out).contains("kept 1 human correction"),
-        "{}",
-        stderr(&out)
-    );
-    let rerun: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(stderr(&out).contains("kept 1 human correction"), "{}", stderr(&out));
+    let rerun: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(rerun["corrections"], fixed["corrections"]);
     assert_eq!(at_ply(&rerun).0.trim_end_matches(['+', '#']), other);
     let pgn = std::fs::read_to_string(out_dir.join(format!("{stem}.pgn"))).unwrap();
-    assert!(
-        pgn_moves(&pgn)
-            .iter()
-            .any(|s| s.trim_end_matches(['+', '#']) == other)
-    );
+    assert!(pgn_moves(&pgn).iter().any(|s| s.trim_end_matches(['+', '#']) == other));
 }
 
 #[test]
@@ -374,12 +296,7 @@ fn convert_prints_pgn() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all("1. e2-e4 e7-e5 2. Кg1-f3 Кb8-c6 3. Сf1-b5".as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all("1. e2-e4 e7-e5 2. Кg1-f3 Кb8-c6 3. Сf1-b5".as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -391,23 +308,15 @@ fn convert_prints_pgn() {
 /// missing piece fails there instead of skipping.
 fn browser_ready() -> bool {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let playwright = root()
-        .join("tests/browser/node_modules/playwright-core")
-        .is_dir();
+    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let playwright = root().join("tests/browser/node_modules/playwright-core").is_dir();
     let ready = node && playwright && Path::new(&chromium).exists();
     if !ready {
         let msg = format!(
             "browser test needs node ({node}), tests/browser/node_modules/playwright-core ({playwright}, \
              run `npm ci` there) and Chromium at {chromium}"
         );
-        assert!(
-            std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(),
-            "{msg}"
-        );
+        assert!(std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(), "{msg}");
         eprintln!("skipping: {msg}");
     }
     ready
@@ -428,44 +337,28 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
         let sheet = std::fs::read_dir(root().join("samples"))
             .unwrap()
             .map(|e| e.unwrap().path())
-            .find(|p| {
-                p.file_stem() == Some(stem.as_os_str()) && !p.to_string_lossy().ends_with(".pgn")
-            })
+            .find(|p| p.file_stem() == Some(stem.as_os_str()) && !p.to_string_lossy().ends_with(".pgn"))
             .unwrap();
         let o = dir.path().join(format!("probe-{}", stem.display()));
         let out = run(bin().args(["read", "-q", "-o"]).arg(&o).arg(&sheet));
         assert_eq!(out.status.code(), Some(0));
-        let v: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(o.join(&stem).with_extension("json")).unwrap(),
-        )
-        .unwrap();
-        let flagged = v["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["review"] == true)
-            .count();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(o.join(&stem).with_extension("json")).unwrap()).unwrap();
+        let flagged = v["moves"].as_array().unwrap().iter().filter(|m| m["review"] == true).count();
         if best.as_ref().is_none_or(|b| flagged > b.0) {
             best = Some((flagged, sheet, v));
         }
     }
     let (flagged, sheet, _) = best.unwrap();
     assert!(flagged > 0, "no sample has a move flagged for review");
-    let out = run(bin()
-        .args(["read", "-q", "--review", "-o"])
-        .arg(&out_dir)
-        .arg(&sheet));
+    let out = run(bin().args(["read", "-q", "--review", "-o"]).arg(&out_dir).arg(&sheet));
     assert_eq!(out.status.code(), Some(0));
     let stem = sheet.file_stem().unwrap().to_string_lossy().into_owned();
     let json = out_dir.join(format!("{stem}.json"));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let moves = report["moves"].as_array().unwrap();
     // `N` from the first row goes to the next flagged row after it (wrapping).
-    let target = (1..=moves.len())
-        .map(|k| k % moves.len())
-        .find(|&i| moves[i]["review"] == true)
-        .unwrap();
+    let target = (1..=moves.len()).map(|k| k % moves.len()).find(|&i| moves[i]["review"] == true).unwrap();
     let cell = &moves[target];
     // The position before that cell, and a legal move there other than the decoded one.
     let mut pos = Chess::default();
@@ -475,13 +368,8 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
             pos.play_unchecked(mv);
         }
     }
-    let decoded = cell["san"]
-        .as_str()
-        .unwrap_or("")
-        .trim_end_matches(['+', '#'])
-        .to_string();
-    let notation: scoresheet::notation::Notation =
-        report["notation"].as_str().unwrap().parse().unwrap();
+    let decoded = cell["san"].as_str().unwrap_or("").trim_end_matches(['+', '#']).to_string();
+    let notation: scoresheet::notation::Notation = report["notation"].as_str().unwrap().parse().unwrap();
     let other = pos
         .legal_moves()
         .into_iter()
@@ -498,25 +386,12 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
     assert!(node.status.success(), "{}", stderr(&node));
     let result: serde_json::Value = serde_json::from_slice(&node.stdout).unwrap();
     eprintln!("browser: {result}");
-    assert_eq!(
-        result["errors"].as_array().unwrap().len(),
-        0,
-        "page errors: {result}"
-    );
+    assert_eq!(result["errors"].as_array().unwrap().len(), 0, "page errors: {result}");
     assert_eq!(result["selected"]["index"].as_u64(), Some(target as u64));
-    assert!(
-        result["selected"]["state"]
-            .as_str()
-            .unwrap()
-            .contains("human")
-    );
-    assert!(
-        result["message"].as_str().unwrap().starts_with("saved"),
-        "{result}"
-    );
+    assert!(result["selected"]["state"].as_str().unwrap().contains("human"));
+    assert!(result["message"].as_str().unwrap().starts_with("saved"), "{result}");
     let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(result["saved"].as_str().unwrap()).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(result["saved"].as_str().unwrap()).unwrap()).unwrap();
     assert_eq!(saved["format"], "scoresheet-corrections");
     let c = &saved["corrections"][0];
     assert_eq!(saved["corrections"].as_array().unwrap().len(), 1);
@@ -527,13 +402,9 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
     assert_eq!(c["by"], "review-page");
 
     // `fix --apply` locks it in the report.
-    let out = run(bin()
-        .args(["fix", "--apply"])
-        .arg(result["saved"].as_str().unwrap())
-        .arg(&out_dir));
+    let out = run(bin().args(["fix", "--apply"]).arg(result["saved"].as_str().unwrap()).arg(&out_dir));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let fixed: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let fixed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(fixed["corrections"][0]["by"], "review-page");
     let now = fixed["moves"]
         .as_array()
@@ -542,8 +413,5 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
         .find(|m| m["move"] == cell["move"] && m["side"] == cell["side"] && m["box"].is_array())
         .unwrap();
     assert_eq!(now["state"], "locked");
-    assert_eq!(
-        now["san"].as_str().unwrap().trim_end_matches(['+', '#']),
-        want_san
-    );
+    assert_eq!(now["san"].as_str().unwrap().trim_end_matches(['+', '#']), want_san);
 }
