@@ -18,9 +18,12 @@ use std::path::Path;
 use image::GrayImage;
 use shakmaty::Color;
 
-use crate::decode::{DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus};
+use crate::decode::{
+    DasDecoder, DasParams, DasSheet, DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus,
+};
 use crate::grid::{self, Grid, GridError, GridParams};
 use crate::model::{CellModel, CellScores, ModelError};
+use crate::notation::{Notation, Variant};
 use crate::page::{self, Page, PageError, PageParams};
 use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
 
@@ -35,6 +38,11 @@ pub struct PipelineParams {
     pub blank_ink: f32,
     /// Cells kept after the last inked one, so the decoder sees the game's end.
     pub trailing_cells: usize,
+    /// What the sheets record: chess (decoded as legal games) or Das (read cell by
+    /// cell against its notation, without its rules).
+    pub variant: Variant,
+    /// How Das sheets are read.
+    pub das: DasParams,
 }
 
 impl Default for PipelineParams {
@@ -45,6 +53,8 @@ impl Default for PipelineParams {
             decode: DecodeParams::default(),
             blank_ink: 0.004,
             trailing_cells: 2,
+            variant: Variant::Chess,
+            das: DasParams::default(),
         }
     }
 }
@@ -73,7 +83,10 @@ pub struct SheetRead {
     pub grid: Grid,
     /// Model output for the cells sent to it (`cells_read` first cells of the grid).
     pub scores: Vec<CellScores>,
+    /// The decoded chess game (empty for a Das sheet).
     pub decoded: DecodedSheet,
+    /// The Das record, for a Das sheet.
+    pub das: Option<DasSheet>,
     pub report: SheetReport,
 }
 
@@ -145,6 +158,20 @@ impl Pipeline {
         self.skip_header_row(&page, &mut grid, model, options)?;
         let used = self.cells_to_read(&grid, options);
         let scores = self.score_cells(&page, &grid, used, model)?;
+        if self.params.variant == Variant::Das {
+            let das = DasDecoder::new(model.alphabet(), self.params.das.clone())
+                .read_sheet(&scores, &options.locked);
+            let decoded = no_game(das.cells_used);
+            let report = build_das_report(&page, &grid, &decoded, &das);
+            return Ok(SheetRead {
+                page,
+                grid,
+                scores,
+                decoded,
+                das: Some(das),
+                report,
+            });
+        }
         let decoded = self.decoder(model, options).decode(&scores);
         let report = build_report(&page, &grid, &decoded);
         Ok(SheetRead {
@@ -152,6 +179,7 @@ impl Pipeline {
             grid,
             scores,
             decoded,
+            das: None,
             report,
         })
     }
@@ -221,7 +249,11 @@ impl Pipeline {
         options: &SheetOptions,
     ) -> Result<(), SheetError> {
         const OPENING: usize = 16;
-        if !grid.ruled_numbers || grid.rows_per_block < 10 || !options.locked.is_empty() {
+        if self.params.variant == Variant::Das
+            || !grid.ruled_numbers
+            || grid.rows_per_block < 10
+            || !options.locked.is_empty()
+        {
             return Ok(());
         }
         let scores = self.score_cells(page, grid, (OPENING + 2).min(grid.cells.len()), model)?;
@@ -498,6 +530,65 @@ fn add_copies(
         }
     }
     report.summarize();
+}
+
+/// The empty chess game of a sheet that records no chess game (a Das sheet).
+fn no_game(cells_used: usize) -> DecodedSheet {
+    DecodedSheet {
+        notation: Notation::En,
+        status: GameStatus::Complete,
+        moves: Vec::new(),
+        entries: Vec::new(),
+        cells_used,
+        log_likelihood: 0.0,
+        notation_scores: Vec::new(),
+        lock_conflicts: Vec::new(),
+    }
+}
+
+/// Turns a Das record into its JSON report: notation `das`, `san` null, `written` and
+/// `read` the move as the cell most likely says it, alternatives as written.
+pub fn build_das_report(
+    page: &Page,
+    grid: &Grid,
+    decoded: &DecodedSheet,
+    das: &DasSheet,
+) -> SheetReport {
+    let mut report = build_report(page, grid, decoded);
+    report.notation = "das".to_string();
+    report.moves = das
+        .entries
+        .iter()
+        .map(|e| {
+            let (move_number, side) = crate::decode::cell_move(e.cell);
+            MoveReport {
+                ply: e.ply.map(|p| p as u32 + 1),
+                move_number,
+                side: side_name(side).to_string(),
+                san: None,
+                written: e.text.clone(),
+                read: e.text.clone().unwrap_or_default(),
+                confidence: round3(e.confidence),
+                review: e.review,
+                state: state_name(e.kind, e.review).to_string(),
+                bbox: grid
+                    .cells
+                    .get(e.cell)
+                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]),
+                alternatives: e
+                    .alternatives
+                    .iter()
+                    .map(|(text, confidence)| Alternative {
+                        san: text.clone(),
+                        confidence: round3(*confidence),
+                    })
+                    .collect(),
+                ..Default::default()
+            }
+        })
+        .collect();
+    report.summarize();
+    report
 }
 
 /// `1-0` / `0-1` when the game ends in mate, `1/2-1/2` on stalemate, else `*`.

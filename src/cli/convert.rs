@@ -1,5 +1,6 @@
 //! `scoresheet convert`: game text in any supported notation (file or stdin) -> PGN on
-//! stdout.
+//! stdout; with `--variant das`, a Das game text checked move by move (syntax and
+//! squares only) -> a PGN-like record with `[Variant "Das"]`.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -8,15 +9,20 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{EXIT_SOME_FAILED, diag};
-use scoresheet::notation::{Notation, replay, replay_auto, split_game, write_pgn};
+use scoresheet::notation::das::{parse_das_game, write_das_record};
+use scoresheet::notation::{Notation, Variant, replay, replay_auto, split_game, write_pgn};
 
 #[derive(clap::Args, Debug)]
 pub struct ConvertArgs {
     /// Game text file (`-` or nothing: standard input).
     pub input: Option<PathBuf>,
-    /// Notation of the text: auto, en, ru, pl or de.
+    /// Notation of the text: auto, en, ru, pl or de (chess only).
     #[arg(long, default_value = "auto", value_parser = parse_notation)]
     pub notation: NotationChoice,
+    /// What the text records: chess (replayed as a legal game) or das (the 10×10
+    /// variant: checked by its notation only, moves kept as written).
+    #[arg(long, default_value = "chess")]
+    pub variant: Variant,
 }
 
 /// `--notation`: detect it, or a fixed notation.
@@ -45,6 +51,18 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         ),
     };
+    if args.variant == Variant::Das {
+        return Ok(match parse_das_game(&text) {
+            Ok(game) => {
+                print!("{}", write_das_record(&game, &[]));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                diag(format!("{name}: {e}"));
+                ExitCode::from(EXIT_SOME_FAILED)
+            }
+        });
+    }
     let game = split_game(&text);
     let replayed = match args.notation {
         NotationChoice::Fixed(n) => replay(&game, n).map(|moves| (n, moves)),

@@ -42,7 +42,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Write a self-contained HTML review page for an output folder.
     Review(review::ReviewArgs),
-    /// Convert a game text in English, Russian, Polish or German notation to PGN.
+    /// Convert a game text in English, Russian, Polish or German notation to PGN (or
+    /// check a Das text with --variant das).
     Convert(convert::ConvertArgs),
     /// Cut the move table of each page into cell images plus an index TSV.
     Cells(cells::CellsArgs),

@@ -11,6 +11,7 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use scoresheet::model::CellModel;
+use scoresheet::notation::Variant;
 use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
@@ -36,6 +37,10 @@ pub struct ReadArgs {
     /// Also write OUTDIR/review.html (needs -o).
     #[arg(long, requires = "out")]
     pub review: bool,
+    /// What the sheets record: chess (legal games) or das (the 10×10 variant, read by
+    /// its notation only, without its rules).
+    #[arg(long, default_value = "chess")]
+    pub variant: Variant,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -80,6 +85,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let mut params = PipelineParams::default();
     params.decode.notation = parse_notation(&args.model.notation)?;
     params.decode.beam_width = args.model.beam.max(1);
+    params.variant = args.variant;
     let pipeline = Pipeline::new(params);
     let bar = progress(todo.len(), args.model.quiet);
     let threads = workers(jobs)?;

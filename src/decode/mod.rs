@@ -2,6 +2,8 @@
 //! forms ([`CellScorer`]), a beam search over legal positions with escapes for cells
 //! that no legal move explains, confidences and review flags ([`Decoder`]), and a fake
 //! writer that turns real games into sheets of CTC scores for tests ([`simulate`]).
+//! Das sheets (a 10×10 variant known by its notation only) are read cell by cell
+//! against the notation's grammar instead ([`DasDecoder`]), with no legality.
 //!
 //! The decoder reads the cells in sheet order (1. White, 1. Black, 2. White, ...).
 //! At every cell each beam entry may:
@@ -27,6 +29,7 @@
 
 mod beam;
 mod ctc;
+mod das;
 mod evidence;
 mod expand;
 mod explain;
@@ -44,6 +47,7 @@ use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
 
 pub use ctc::{CellScorer, MIN_SCORE, Trie};
+pub use das::{DasDecoder, DasEntry, DasParams, DasReading, DasSheet};
 
 /// A prior over moves, added to the cell evidence (e.g. from an opening book or an
 /// engine). Scores are natural-log weights; 0 is neutral.

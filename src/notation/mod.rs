@@ -7,7 +7,9 @@
 //! - [`split_game`], [`replay`], [`replay_auto`]: a whole game text to moves.
 //! - [`read_pgn`], [`write_pgn`]: PGN files in and out.
 //! - [`Habits`], [`write_move`]: what a particular player writes, for synthetic data.
+//! - [`das`]: the notation of Das, a 10×10 variant, read without its rules.
 
+pub mod das;
 mod forms;
 mod game;
 mod letters;
@@ -15,6 +17,7 @@ mod parse;
 mod pgn;
 mod sample;
 
+pub use das::Variant;
 pub use forms::{
     ANNOTATIONS, Body, Check, Form, Mark, MoveShape, Style, bodies, check_marks, for_each_body,
     forms, render, written_forms,

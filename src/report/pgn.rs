@@ -37,7 +37,8 @@ fn comment_text(s: &str) -> String {
     s.replace('{', "(").replace('}', ")")
 }
 
-/// Renders the report as one PGN game (ends with a blank line).
+/// Renders the report as one PGN game (ends with a blank line). A Das report
+/// (notation `das`) gets `[Variant "Das"]` and its moves as written.
 pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
     let mut out = String::new();
     let header = [
@@ -57,12 +58,18 @@ pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
     if !report.notation.is_empty() {
         out.push_str(&format!("[Notation \"{}\"]\n", tag_value(&report.notation)));
     }
+    // A Das sheet has no SAN: its moves are written as the sheet says them.
+    let das = report.notation == "das";
+    if das {
+        out.push_str("[Variant \"Das\"]\n");
+    }
     out.push('\n');
 
     let mut tokens: Vec<String> = Vec::new();
     let mut need_number = true;
     for m in &report.moves {
-        let (Some(ply), Some(san)) = (m.ply, m.san.as_deref()) else {
+        let shown = if das { &m.written } else { &m.san };
+        let (Some(ply), Some(san)) = (m.ply, shown.as_deref()) else {
             tokens.push(format!(
                 "{{cell {} {} skipped: reads \"{}\"}}",
                 m.move_number,
@@ -180,6 +187,46 @@ mod tests {
             }
         }
         assert_eq!(depth, 0);
+    }
+
+    #[test]
+    fn das_record_has_variant_tag_and_moves_as_written() {
+        let das = |ply: Option<u32>, text: Option<&str>, review: bool| MoveReport {
+            san: None,
+            written: text.map(str::to_string),
+            read: text.unwrap_or("").to_string(),
+            alternatives: vec![Alternative {
+                san: "Kh9+}".into(),
+                confidence: 0.3,
+            }],
+            ..mv(ply, None, review)
+        };
+        let report = SheetReport {
+            notation: "das".into(),
+            result: "*".into(),
+            moves: vec![
+                das(Some(1), Some("Rg10+!"), false),
+                das(Some(2), Some("Kh9"), true),
+                das(None, None, true),
+                das(Some(3), Some("dxe6 e.p."), false),
+            ],
+            ..Default::default()
+        };
+        let pgn = to_pgn(&report, &PgnTags::default(), "t");
+        assert!(
+            pgn.contains("[Notation \"das\"]\n[Variant \"Das\"]\n"),
+            "{pgn}"
+        );
+        let body = pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+        assert_eq!(
+            body,
+            "1. Rg10+! Kh9 {review: confidence 0.40, or Kh9+) 0.30} {cell 2 white skipped: \
+             reads \"\"} 2. dxe6 e.p. *"
+        );
+        // The record reads back as the same Das moves.
+        let game = crate::notation::das::parse_das_game(&pgn).unwrap();
+        let moves: Vec<&str> = game.plies.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(moves, ["Rg10+!", "Kh9", "dxe6 e.p."]);
     }
 
     #[test]
