@@ -26,6 +26,11 @@ pub fn decode_pages(
     }
     let format =
         image::guess_format(bytes).map_err(|_| PageError::NotImage { path: path.into() })?;
+    // A PNG states its size in the first chunk (IHDR); refuse an absurd one even
+    // when nothing follows the header.
+    if let (ImageFormat::Png, Some((w, h))) = (format, png_ihdr_size(bytes)) {
+        check_size(path, w, h, params)?;
+    }
     match format {
         ImageFormat::Tiff => decode_tiff(bytes, path, params),
         ImageFormat::Png | ImageFormat::Jpeg => {
@@ -36,6 +41,16 @@ pub fn decode_pages(
             format: format!("{other:?}").to_lowercase(),
         }),
     }
+}
+
+/// Width and height from a PNG's IHDR chunk (bytes 16..24), if present.
+fn png_ihdr_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.len() < 24 || &bytes[12..16] != b"IHDR" {
+        return None;
+    }
+    let w = u32::from_be_bytes(bytes[16..20].try_into().ok()?);
+    let h = u32::from_be_bytes(bytes[20..24].try_into().ok()?);
+    Some((w, h))
 }
 
 fn check_size(path: &Path, width: u32, height: u32, params: &PageParams) -> Result<(), PageError> {
@@ -355,6 +370,12 @@ mod tests {
         let crc = crc32(&bytes[12..29]);
         bytes[29..33].copy_from_slice(&crc.to_be_bytes());
         let err = decode_pages(&bytes, &p(), &PageParams::default()).unwrap_err();
+        assert!(
+            matches!(err, PageError::TooLarge { width: 100_000, .. }),
+            "{err}"
+        );
+        // The header alone, nothing after IHDR: still refused for its size.
+        let err = decode_pages(&bytes[..33], &p(), &PageParams::default()).unwrap_err();
         assert!(
             matches!(err, PageError::TooLarge { width: 100_000, .. }),
             "{err}"
