@@ -31,7 +31,8 @@ PIECES = {
 NOTATIONS = ("en", "ru", "pl", "de")
 
 
-def written(board: chess.Board, move: chess.Move, notation: str, rng: random.Random) -> str:
+def written(board: chess.Board, move: chess.Move, notation: str, rng: random.Random,
+            long_p: float | None = None) -> str:
     """One handwritten form of `move` (legal in `board`) in `notation`, drawn from
     the habits players have: long form, optional x/+, `:` captures, zeros in
     castling, `e.p.`, promotion with or without `=`, `++` mate."""
@@ -81,7 +82,8 @@ def written(board: chess.Board, move: chess.Move, notation: str, rng: random.Ran
         promo = pl if rng.random() < {"en": 0.35, "ru": 0.7, "pl": 0.6, "de": 0.5}[notation] else "=" + pl
         if notation == "en" and rng.random() < 0.1:
             promo = "(" + pl + ")"
-    long_p = {"en": 0.06, "ru": 0.3, "pl": 0.2, "de": 0.12}[notation]
+    if long_p is None:
+        long_p = {"en": 0.06, "ru": 0.3, "pl": 0.2, "de": 0.12}[notation]
     if rng.random() < long_p:
         sep = cap_mark if capture else rng.choice(["-", "-", "-", ""])
         text = f"{letter}{frm}{sep}{to}{promo}"

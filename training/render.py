@@ -53,7 +53,8 @@ def font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
 
 
-def draw_text(text: str, font_path: str, size: int, rng: random.Random, strength: float):
+def draw_text(text: str, font_path: str, size: int, rng: random.Random, strength: float,
+              stroke: int | None = None):
     """Ink mask (L, 255 = ink) of `text` drawn glyph by glyph with jitter."""
     f = font(font_path, size)
     tight = -0.12 if "Yomogi" in font_path else 0.0
@@ -63,7 +64,8 @@ def draw_text(text: str, font_path: str, size: int, rng: random.Random, strength
     d = ImageDraw.Draw(img)
     x = float(pad)
     base = size * 0.5
-    stroke = 1 if rng.random() < 0.25 * strength and size > 18 else 0
+    if stroke is None:
+        stroke = 1 if rng.random() < 0.25 * strength and size > 18 else 0
     drift = rng.uniform(-0.08, 0.08) * strength
     for i, c in enumerate(text):
         s = max(8, int(size * (1 + rng.uniform(-0.1, 0.1) * strength)))
