@@ -101,8 +101,9 @@ class Ink:
         mw, mh = m.size
         extra = int(abs(sh) * mh) + 2
         m = m.transform((mw + extra, mh), Image.AFFINE, (1, sh, -extra if sh > 0 else 0, 0, 1, 0), Image.BILINEAR)
-        th = h * self.scale * rng.uniform(0.9, 1.1)
-        sc = th / max(m.height, 1)
+        sc = h * (self.scale + 0.35) * rng.uniform(0.92, 1.08) / 40  # by font size, as a hand keeps its size
+        if m.height * sc > h * 1.05:
+            sc = h * 1.05 / m.height
         if m.width * sc > w * 0.92:
             sc = w * 0.92 / m.width
         m = m.resize((max(1, int(m.width * sc)), max(1, int(m.height * sc))), Image.BILINEAR)
