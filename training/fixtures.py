@@ -78,7 +78,7 @@ def write(run: str = "main") -> None:
         "Each PNG is already a preprocessed model canvas (height x width of the manifest).\n\n"
         "`hcs_*.png` are crops of pages of the Handwritten Chess Scoresheet dataset (HCS) by O. Eicher,\n"
         "D. Farmer, Y. Li and N. Majid (ICDAR 2021 Workshops), CC BY 3.0; changes: cut to one cell,\n"
-        "resized and padded. `synru_*`, `synpl_*`, `synde_*` are synthetic (held-out fonts).\n")
+        "resized and padded. `syn_ru_*`, `syn_pl_*`, `syn_de_*` are synthetic (held-out fonts).\n")
     print(f"fixtures: {len(cells)} cells -> {OUT}")
 
 

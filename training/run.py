@@ -23,7 +23,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--synthetic", type=int, default=200000)
     ap.add_argument("--hcs-copies", type=int, default=6)
-    ap.add_argument("--steps", type=int, default=5000)
+    ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
@@ -50,6 +50,8 @@ def main() -> None:
             old.unlink()
         render.render_all(a.synthetic, a.hcs_copies, 250 if a.quick else 1000, 2, a.seed)
         times["data_s"] = round(time.time() - t)
+    elif (RUNS / a.run / "train.json").exists():
+        times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
     t = time.time()
     train.train(a.steps, a.batch, 2e-3, 0.35, a.run, a.seed, 2)
     times["train_s"] = round(time.time() - t)
