@@ -79,7 +79,27 @@ def write(run: str = "main") -> None:
         "`hcs_*.png` are crops of pages of the Handwritten Chess Scoresheet dataset (HCS) by O. Eicher,\n"
         "D. Farmer, Y. Li and N. Majid (ICDAR 2021 Workshops), CC BY 3.0; changes: cut to one cell,\n"
         "resized and padded. `syn_ru_*`, `syn_pl_*`, `syn_de_*` are synthetic (held-out fonts).\n")
+    check()
     print(f"fixtures: {len(cells)} cells -> {OUT}")
+
+
+def check() -> float:
+    """Reads the fixture PNGs back through the contract's preprocessing and the
+    exported ONNX model (ONNX Runtime) and compares with expected.json."""
+    import onnxruntime as ort
+
+    from .common import MODELS, normalise, preprocess
+    exp = json.loads((OUT / "expected.json").read_text())
+    man = json.loads((MODELS / exp["model"]).read_text())
+    sess = ort.InferenceSession(str(MODELS / man["onnx"]), providers=["CPUExecutionProvider"])
+    worst = 0.0
+    for c in exp["cells"]:
+        x = normalise(preprocess(Image.open(OUT / c["file"])))[None, None]
+        lp = sess.run([man["output"]["name"]], {man["input"]["name"]: x})[0][0]
+        worst = max(worst, float(np.abs(lp - np.array(c["logp"])).max()))
+        assert greedy(lp) == c["text"], (c["file"], greedy(lp), c["text"])
+    print(f"fixtures: ONNX Runtime on the PNGs matches expected.json, max |diff| {worst:.1e}")
+    return worst
 
 
 def main() -> None:
