@@ -44,6 +44,8 @@ def write_card(man: dict) -> None:
         "  (long form, `:` captures, zeros in castling, `e.p.`, `d8Ф`, `++`, optional `x`/`+`), a few",
         "  10x10 \"Das\"-like strings, blank and near-blank cells; drawn with the train fonts of",
         "  `shared/fonts` (Latin-only fonts only for strings without `Ф`/`Л`) and heavily augmented.",
+        f"- Text: {tr.get('corpus_source', 'the python-chess stand-in of `training/corpus.py`')}"
+        " (the Rust `corpus` example replaces it when the crate has one).",
         "- Every batch: 35% real cells, 65% synthetic.",
         "",
         "## Validation split (`training/split.json`, seeded)",
