@@ -65,7 +65,7 @@ def write(run: str = "main") -> None:
             Image.fromarray(d["x"][i]).save(OUT / name)
             src = str(d["key"][i]).replace("\t", " ") if "key" in d.files else shard
             cells.append({"file": name, "text": text, "label": ys[i], "source": src,
-                          "logp": np.round(lp, 5).tolist()})
+                          "logp": np.round(lp.astype(np.float64), 5).tolist()})
             seen.add(ys[i])
             taken += 1
     exp = {"model": f"{MODEL_NAME}.json",
