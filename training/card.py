@@ -82,7 +82,9 @@ def write_card(man: dict) -> None:
         "```",
         "",
         f"Last run: data {tr.get('data_s', '?')} s, training {tr.get('train_s', '?')} s "
-        f"({tr.get('steps', '?')} steps of {tr.get('batch', '?')}) on 2 CPU cores.",
+        f"({tr.get('steps', '?')} steps of {tr.get('batch', '?')} at peak LR 2e-3, then "
+        f"{tr.get('stage2_steps', 0)} steps at peak LR 6e-4 from those weights) on 2 CPU cores"
+        " shared with other jobs (about 40 cells/s; an idle pair of cores does ~190/s).",
         "",
     ]
     (MODELS / "README.md").write_text("\n".join(lines), encoding="utf-8")

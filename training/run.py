@@ -25,6 +25,9 @@ def main() -> None:
     ap.add_argument("--hcs-copies", type=int, default=6)
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--stage2-steps", type=int, default=800,
+                    help="second stage: continue from stage 1 at a lower peak LR (0: none)")
+    ap.add_argument("--stage2-lr", type=float, default=6e-4)
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -53,10 +56,17 @@ def main() -> None:
     elif (RUNS / a.run / "train.json").exists():
         times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
     t = time.time()
-    train.train(a.steps, a.batch, 2e-3, 0.35, a.run, a.seed, 2)
+    if a.quick:
+        a.stage2_steps = 0
+    stage1 = f"{a.run}-stage1" if a.stage2_steps else a.run
+    train.train(a.steps, a.batch, 2e-3, 0.35, stage1, a.seed, 2)
+    if a.stage2_steps:
+        train.train(a.stage2_steps, a.batch, a.stage2_lr, 0.35, a.run, a.seed + 1, 2,
+                    init=str(RUNS / stage1 / "model.pt"))
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
-    (out / "train.json").write_text(json.dumps({**times, "steps": a.steps, "batch": a.batch,
+    (out / "train.json").write_text(json.dumps({**times, "steps": a.steps, "stage2_steps": a.stage2_steps,
+                                                "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,
                                                 "seed": a.seed}) + "\n")
     import torch

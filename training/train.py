@@ -51,7 +51,8 @@ def exact(pred: list[str], gold: list[str]) -> float:
     return float(np.mean([norm(p) == norm(g) for p, g in zip(pred, gold)])) if gold else 0.0
 
 
-def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int) -> None:
+def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
+          init: str | None = None) -> None:
     seed_all(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -64,6 +65,9 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
     senc = [encode(s) for s in sy]
     renc = [encode(s) for s in ry]
     model = CRNN()
+    if init:  # continue from earlier weights (a second, lower-LR stage)
+        model.load_state_dict(torch.load(init))
+        print(f"train: starting from {init}")
     print(f"train: {sum(p.numel() for p in model.parameters())} parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.08)
@@ -114,8 +118,9 @@ def main() -> None:
     ap.add_argument("--run", default="main")
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", help="weights to start from (model.pt of an earlier run)")
     a = ap.parse_args()
-    train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads)
+    train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init)
 
 
 if __name__ == "__main__":
