@@ -1,0 +1,130 @@
+"""Shared definitions: paths, the model alphabet and glyph canonicalisation (the same
+as `src/glyph.rs`), and the cell preprocessing contract shared with the Rust side.
+
+Preprocessing (identical in Rust): grayscale u8 crop, ink dark on light paper ->
+bilinear resize to height H keeping aspect, width min(round(w*H/h), W) -> pasted at
+x=0 on an H x W canvas of PAD -> float (p/255 - MEAN)/STD.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" if (ROOT.parent / "shared").exists() else ROOT / "shared"
+if (ROOT / "../shared").exists():
+    SHARED = (ROOT / "../shared").resolve()
+DATA = SHARED / "data"
+FONTS = SHARED / "fonts"
+HCS = DATA / "hcs"
+GAMES = DATA / "games"
+WORK = ROOT / "training" / "data"
+RUNS = ROOT / "training" / "runs"
+MODELS = ROOT / "models"
+SPLIT_FILE = ROOT / "training" / "split.json"
+
+MODEL_NAME = "cellreader"
+MODEL_VERSION = "1.0.0"
+
+# Class order; index 0 is the CTC blank. Never reorder: the manifest carries it.
+ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(
+    "ABCDEFGHKLMNOPQRSTVWX") + ["Ф", "Л"] + list(":-=+#().!?")
+BLANK = 0
+CLASS = {c: i for i, c in enumerate(ALPHABET) if i != BLANK}
+
+# Input geometry and normalisation (the manifest records these).
+H, W = 32, 128
+PAD = 255
+MEAN, STD = 0.5, 0.5
+
+_CANON = {
+    "К": "K", "к": "K", "р": "p", "Р": "P", "С": "C", "с": "c", "е": "e", "Е": "E",
+    "а": "a", "А": "A", "х": "x", "Х": "x", "В": "B", "Н": "H", "О": "O", "о": "o",
+    "Т": "T", "М": "M", "л": "Л", "ф": "Ф",
+}
+
+
+def canonical(text: str) -> str:
+    """Glyph string of `text`: look-alikes mapped as in `src/glyph.rs`, spaces dropped."""
+    return "".join(_CANON.get(c, c) for c in text if not c.isspace())
+
+
+def encode(text: str) -> list[int] | None:
+    """Class indices of `text` after canonicalisation; None if a glyph is unknown."""
+    out = []
+    for c in canonical(text):
+        i = CLASS.get(c)
+        if i is None:
+            return None
+        out.append(i)
+    return out
+
+
+def needs_cyrillic(glyphs: str) -> bool:
+    """True when a canonical glyph string holds a glyph only Cyrillic fonts draw."""
+    return any(c in "ФЛ" for c in glyphs)
+
+
+def greedy(logp: np.ndarray) -> str:
+    """Best-path CTC decoding of one [T, C] matrix."""
+    best = logp.argmax(-1)
+    out, prev = [], -1
+    for b in best:
+        if b != prev and b != BLANK:
+            out.append(ALPHABET[b])
+        prev = b
+    return "".join(out)
+
+
+def preprocess(img: Image.Image) -> np.ndarray:
+    """Cell crop (any size, mode L) -> uint8 [H, W] canvas (before normalisation)."""
+    img = img.convert("L")
+    w, h = img.size
+    nw = max(1, min(int(round(w * H / max(h, 1))), W))
+    small = img.resize((nw, H), Image.BILINEAR)
+    canvas = np.full((H, W), PAD, np.uint8)
+    canvas[:, :nw] = np.asarray(small)
+    return canvas
+
+
+def normalise(u8: np.ndarray) -> np.ndarray:
+    """uint8 canvas(es) -> float32 model input, same shape."""
+    return ((u8.astype(np.float32) / 255.0) - MEAN) / STD
+
+
+def fonts(scripts: str | None = None) -> list[dict]:
+    """Rows of `fonts.tsv` (file, family, scripts, ...), optionally one script only."""
+    rows = []
+    lines = (FONTS / "fonts.tsv").read_text(encoding="utf-8").splitlines()
+    head = lines[0].split("\t")
+    for line in lines[1:]:
+        if line.strip():
+            row = dict(zip(head, line.split("\t")))
+            if scripts is None or row["scripts"] == scripts:
+                rows.append(row)
+    return rows
+
+
+def load_split() -> dict:
+    return json.loads(SPLIT_FILE.read_text())
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)
+
+
+def levenshtein(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]

@@ -1,0 +1,403 @@
+"""Synthetic and augmented cells, pre-rendered to uint8 shards before training.
+
+* Synthetic cells: corpus strings (train split) drawn glyph by glyph with the train
+  fonts (Latin-only fonts only for strings without Cyrillic-only glyphs), then
+  augmented: per-glyph jitter, slant, rotation, stroke width, ink colour and pencil,
+  paper shading, cell-border fragments, neighbouring-row leakage, cross-outs, blank and
+  near-blank cells (empty label), blur, noise, JPEG, sloppy crop margins.
+* Real cells: every HCS train cell once as cut plus `--hcs-copies` augmented copies.
+* Held-out evaluation sets: `synval_<notation>.npz`, corpus val-split strings drawn
+  with the held-out fonts only.
+
+Each shard is an `.npz` with `x` uint8 [N, H, W] (already preprocessed as the model
+contract says) and `y` (canonical glyph strings).
+
+    python -m training.render [--synthetic 300000] [--hcs-copies 6] [--val-per-notation 1000] [--jobs 2]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import random
+import time
+from functools import lru_cache
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from .common import FONTS, WORK, canonical, encode, load_split, needs_cyrillic, preprocess
+
+SHARDS = WORK / "shards"
+NOTATION_WEIGHTS = {"en": 0.22, "ru": 0.32, "pl": 0.22, "de": 0.16, "das": 0.03}
+FONT_WEIGHTS = {"Lobster-Regular.ttf": 0.3, "Yomogi-Regular.ttf": 0.5, "LaBelleAurore-Regular.ttf": 0.6}
+CYR_FONTS: set[str] = set()
+
+
+def load_corpus(path: Path, split: str) -> dict[str, list[str]]:
+    by: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split("\t")
+        if len(parts) != 3 or parts[0] != split:
+            continue
+        if encode(parts[2]) is None:
+            continue
+        by.setdefault(parts[1], []).append(parts[2])
+    return by
+
+
+@lru_cache(maxsize=512)
+def font(path: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size)
+
+
+def draw_text(text: str, font_path: str, size: int, rng: random.Random, strength: float,
+              stroke: int | None = None):
+    """Ink mask (L, 255 = ink) of `text` drawn glyph by glyph with jitter."""
+    f = font(font_path, size)
+    tight = -0.12 if "Yomogi" in font_path else 0.0
+    pad = size
+    width = int(sum(f.getlength(c) for c in text) * 1.3) + 2 * pad + 4
+    img = Image.new("L", (max(width, 8), int(size * 2.2) + 2 * pad // 2), 0)
+    d = ImageDraw.Draw(img)
+    x = float(pad)
+    base = size * 0.5
+    if stroke is None:
+        stroke = 1 if rng.random() < 0.25 * strength and size > 18 else 0
+    drift = rng.uniform(-0.08, 0.08) * strength
+    for i, c in enumerate(text):
+        s = max(8, int(size * (1 + rng.uniform(-0.1, 0.1) * strength)))
+        fc = font(font_path, s)
+        dy = rng.uniform(-0.07, 0.07) * size * strength + drift * i * size * 0.3
+        d.text((x, base + dy + (size - s) * 0.6), c, font=fc, fill=255, stroke_width=stroke, stroke_fill=255)
+        x += fc.getlength(c) * (1 + tight + rng.uniform(-0.08, 0.12) * strength)
+    bbox = img.getbbox()
+    if bbox is None:
+        return None
+    return img.crop(bbox)
+
+
+def slant(mask: Image.Image, rng: random.Random, strength: float) -> Image.Image:
+    sh = rng.uniform(-0.35, 0.25) * strength
+    w, h = mask.size
+    extra = int(abs(sh) * h) + 2
+    m = mask.transform((w + extra, h), Image.AFFINE,
+                       (1, sh, -extra if sh > 0 else 0, 0, 1, 0), Image.BILINEAR)
+    rot = rng.gauss(0, 2.0 * strength)
+    if abs(rot) > 0.3:
+        m = m.rotate(rot, Image.BILINEAR, expand=True)
+    bbox = m.getbbox()
+    return m.crop(bbox) if bbox else m
+
+
+def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
+                 neighbours: list[Image.Image]) -> Image.Image:
+    """Places an ink mask in a ruled cell and turns it into a grayscale photo-like crop."""
+    ch = rng.randint(40, 72)
+    cw = int(ch * rng.uniform(3.8, 7.0))
+    ink = np.zeros((ch, cw), np.float32)
+    if mask is not None:
+        th = ch * rng.uniform(0.42, 0.82)
+        sc = th / max(mask.height, 1)
+        mw = max(1, int(mask.width * sc))
+        if mw > cw * 0.96:
+            sc *= cw * 0.96 / mw
+            mw = max(1, int(mask.width * sc))
+        mh = max(1, int(mask.height * sc))
+        m = np.asarray(mask.resize((mw, mh), Image.BILINEAR), np.float32) / 255
+        x0 = int(rng.uniform(0.02, 1.0) ** 1.5 * max(0, cw - mw))
+        y0 = int((ch - mh) / 2 + rng.uniform(-0.12, 0.12) * ch)
+        _paste_max(ink, m, x0, y0)
+    # neighbouring-row leakage: a bit of another string above or below
+    if neighbours and rng.random() < 0.3 * strength:
+        nb = neighbours[rng.randrange(len(neighbours))]
+        sc = ch * rng.uniform(0.5, 0.8) / max(nb.height, 1)
+        nw, nh = max(1, int(nb.width * sc)), max(1, int(nb.height * sc))
+        m = np.asarray(nb.resize((nw, nh), Image.BILINEAR), np.float32) / 255
+        vis = rng.uniform(0.1, 0.3) * ch
+        y0 = int(-nh + vis) if rng.random() < 0.5 else int(ch - vis)
+        _paste_max(ink, m, rng.randint(0, max(0, cw - nw)), y0)
+    # cross-out: a scribble over part of the ink (the label is what remains legible)
+    img = Image.fromarray((ink * 255).astype(np.uint8))
+    d = ImageDraw.Draw(img)
+    lw = max(1, int(ch * rng.uniform(0.03, 0.07)))
+    # ruling: cell borders, sometimes fragments, sometimes missing
+    rule = Image.new("L", (cw, ch), 0)
+    rd = ImageDraw.Draw(rule)
+    rw = rng.choice([1, 1, 2, 2, 3])
+    for edge in ("top", "bottom", "left", "right"):
+        if rng.random() < 0.7:
+            off = rng.randint(0, 4)
+            if edge == "top":
+                rd.line([(0, off + rng.uniform(-2, 2)), (cw, off + rng.uniform(-2, 2))], fill=255, width=rw)
+            elif edge == "bottom":
+                rd.line([(0, ch - 1 - off + rng.uniform(-2, 2)), (cw, ch - 1 - off + rng.uniform(-2, 2))], fill=255, width=rw)
+            elif edge == "left":
+                rd.line([(off, 0), (off + rng.uniform(-2, 2), ch)], fill=255, width=rw)
+            else:
+                rd.line([(cw - 1 - off, 0), (cw - 1 - off + rng.uniform(-2, 2), ch)], fill=255, width=rw)
+    if rng.random() < 0.1:  # a printed move number at the left edge
+        d.text((2, ch * 0.3), str(rng.randint(1, 60)), fill=200, font=font(str(FONTS / "Delius-Regular.ttf"), int(ch * 0.3)))
+    # specks (near-blank cells get some too)
+    for _ in range(rng.choice([0, 0, 0, 1, 2, 5])):
+        x, y = rng.uniform(0, cw), rng.uniform(0, ch)
+        r = rng.uniform(0.5, 2.0)
+        d.ellipse([x - r, y - r, x + r, y + r], fill=rng.randint(80, 255))
+    del lw
+    ink = np.asarray(img, np.float32) / 255
+    rule_a = np.asarray(rule, np.float32) / 255 * rng.uniform(0.5, 1.0)
+    # paper and ink colours
+    paper = rng.uniform(170, 250)
+    grad = np.linspace(rng.uniform(-25, 10), rng.uniform(-25, 10), cw)[None, :] + np.linspace(
+        rng.uniform(-15, 5), rng.uniform(-15, 5), ch)[:, None]
+    page = paper + grad * strength
+    pencil = rng.random() < 0.2
+    ink_val = rng.uniform(60, 150) if pencil else rng.uniform(0, 110)
+    if pencil:
+        ink = ink * np.clip(np.random.default_rng(rng.randrange(1 << 30)).normal(0.8, 0.25, ink.shape), 0.2, 1)
+    out = page * (1 - ink) + ink_val * ink
+    out = out * (1 - rule_a) + rng.uniform(30, 120) * rule_a
+    if rng.random() < 0.3:  # header-like dark band
+        pass
+    noise = np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0, 10) * strength, out.shape)
+    out = np.clip(out + noise, 0, 255).astype(np.uint8)
+    im = Image.fromarray(out)
+    if rng.random() < 0.5 * strength:
+        im = im.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
+    if rng.random() < 0.3 * strength:
+        buf = io.BytesIO()
+        im.save(buf, "JPEG", quality=rng.randint(25, 85))
+        im = Image.open(io.BytesIO(buf.getvalue())).convert("L")
+    # sloppy crop
+    l, t = rng.randint(0, int(cw * 0.04)), rng.randint(0, int(ch * 0.12))
+    r, b = cw - rng.randint(0, int(cw * 0.04)), ch - rng.randint(0, int(ch * 0.12))
+    return im.crop((l, t, r, b))
+
+
+def _paste_max(dst: np.ndarray, src: np.ndarray, x0: int, y0: int) -> None:
+    h, w = dst.shape
+    sh, sw = src.shape
+    xs, ys = max(0, -x0), max(0, -y0)
+    xe, ye = min(sw, w - x0), min(sh, h - y0)
+    if xe <= xs or ye <= ys:
+        return
+    region = dst[y0 + ys:y0 + ye, x0 + xs:x0 + xe]
+    np.maximum(region, src[ys:ye, xs:xe], out=region)
+
+
+def crossed(text_mask: Image.Image, rng: random.Random) -> Image.Image:
+    """Strikes the mask through (scribble)."""
+    m = text_mask.copy()
+    d = ImageDraw.Draw(m)
+    w, h = m.size
+    lw = max(2, h // 10)
+    if rng.random() < 0.5:
+        d.line([(0, h * rng.uniform(0.3, 0.7)), (w, h * rng.uniform(0.3, 0.7))], fill=255, width=lw)
+    else:
+        pts = [(w * i / 6, h * (0.2 if i % 2 else 0.8)) for i in range(7)]
+        d.line(pts, fill=255, width=lw)
+    return m
+
+
+class Synth:
+    """Draws synthetic (image, label) cells from a corpus and a set of fonts."""
+
+    def __init__(self, corpus: dict[str, list[str]], font_files: list[str], seed: int, strength: float = 1.0,
+                 blank_rate: float = 0.05):
+        self.rng = random.Random(seed)
+        np.random.seed(seed % (1 << 31))
+        self.corpus = corpus
+        self.notations = [n for n in NOTATION_WEIGHTS if corpus.get(n)]
+        self.nweights = [NOTATION_WEIGHTS[n] for n in self.notations]
+        cyr = {r.strip() for r in CYR_FONTS}
+        self.all_fonts = [str(FONTS / f) for f in font_files]
+        self.cyr_fonts = [str(FONTS / f) for f in font_files if f in cyr]
+        self.fw_all = [FONT_WEIGHTS.get(Path(f).name, 1.0) for f in self.all_fonts]
+        self.fw_cyr = [FONT_WEIGHTS.get(Path(f).name, 1.0) for f in self.cyr_fonts]
+        self.strength = strength
+        self.blank_rate = blank_rate
+        self.neigh: list[Image.Image] = []
+
+    def text(self, notation: str | None = None) -> str:
+        nt = notation or self.rng.choices(self.notations, self.nweights)[0]
+        return self.rng.choice(self.corpus[nt])
+
+    def mask(self, text: str) -> Image.Image | None:
+        g = canonical(text)
+        cyr_only = needs_cyrillic(g)
+        if cyr_only or (any("\u0400" <= c <= "\u04ff" for c in text) and self.rng.random() < 0.7):
+            f = self.rng.choices(self.cyr_fonts, self.fw_cyr)[0]
+            s = text
+        else:
+            f = self.rng.choices(self.all_fonts, self.fw_all)[0]
+            s = g if Path(f).name not in {Path(c).name for c in self.cyr_fonts} else text
+        m = draw_text(s, f, self.rng.choice([28, 34, 40, 48]), self.rng, self.strength)
+        if m is None:
+            return None
+        return slant(m, self.rng, self.strength)
+
+    def sample(self, notation: str | None = None) -> tuple[Image.Image, str]:
+        rng = self.rng
+        if notation is None and rng.random() < self.blank_rate:
+            return compose_cell(None, rng, self.strength, self.neigh), ""
+        text = self.text(notation)
+        m = self.mask(text)
+        label = canonical(text)
+        if m is None:
+            return compose_cell(None, rng, self.strength, self.neigh), ""
+        if notation is None and rng.random() < 0.03:
+            # crossed-out attempt, then the real move to its right
+            bad = self.mask(self.text())
+            if bad is not None:
+                bad = crossed(bad, rng)
+                gap = int(m.height * 0.4)
+                both = Image.new("L", (bad.width + gap + m.width, max(bad.height, m.height)), 0)
+                both.paste(bad, (0, 0))
+                both.paste(m, (bad.width + gap, 0))
+                m = both
+        if len(self.neigh) < 64:
+            self.neigh.append(m)
+        elif rng.random() < 0.05:
+            self.neigh[rng.randrange(64)] = m
+        return compose_cell(m, rng, self.strength, self.neigh), label
+
+
+def _cyr_fonts() -> set[str]:
+    from .common import fonts
+    return {r["file"] for r in fonts("latin+cyrillic")}
+
+
+def _synth_job(args):
+    corpus_path, font_files, seed, n, strength, notation, blank_rate = args
+    global CYR_FONTS
+    CYR_FONTS = _cyr_fonts()
+    corpus = load_corpus(Path(corpus_path), "val" if notation else "train")
+    s = Synth(corpus, font_files, seed, strength, blank_rate)
+    xs = np.empty((n, *preprocess(Image.new("L", (4, 4), 255)).shape), np.uint8)
+    ys = []
+    for i in range(n):
+        img, label = s.sample(notation)
+        xs[i] = preprocess(img)
+        ys.append(label)
+    return xs, ys
+
+
+def augment_real(img: Image.Image, rng: random.Random) -> Image.Image:
+    """Photometric and geometric jitter of a real cell crop."""
+    if rng.random() < 0.6:
+        sh = rng.uniform(-0.15, 0.15)
+        img = img.transform(img.size, Image.AFFINE, (1, sh, -sh * img.height / 2, 0, 1, 0), Image.BILINEAR,
+                            fillcolor=int(np.percentile(np.asarray(img), 90)))
+    if rng.random() < 0.5:
+        img = img.rotate(rng.gauss(0, 1.5), Image.BILINEAR, fillcolor=int(np.percentile(np.asarray(img), 90)))
+    a = np.asarray(img, np.float32)
+    a = (a - a.mean()) * rng.uniform(0.6, 1.3) + a.mean() + rng.uniform(-30, 25)
+    a += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0, 8), a.shape)
+    img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    if rng.random() < 0.3:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.0)))
+    if rng.random() < 0.25:
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", quality=rng.randint(30, 85))
+        img = Image.open(io.BytesIO(buf.getvalue())).convert("L")
+    # horizontal scale (writing width)
+    if rng.random() < 0.4:
+        img = img.resize((max(4, int(img.width * rng.uniform(0.8, 1.2))), img.height), Image.BILINEAR)
+    return img
+
+
+def cell_crop(ctx: Image.Image, box: tuple[int, int, int, int], margins: tuple[float, float, float, float]):
+    """Cuts a cell out of its context crop; margins (left, top, right, bottom) are
+    fractions of the cell's width/height added (positive) or removed (negative)."""
+    cx, cy, w, h = box
+    l, t, r, b = margins
+    x0, y0 = max(0, int(cx - l * w)), max(0, int(cy - t * h))
+    x1, y1 = min(ctx.width, int(cx + w + r * w)), min(ctx.height, int(cy + h + b * h))
+    return ctx.crop((x0, y0, max(x1, x0 + 4), max(y1, y0 + 4)))
+
+
+AS_CUT = (0.02, 0.1, 0.02, 0.1)
+
+
+def _hcs_job(args):
+    rows, copies, seed = args
+    from .hcs import OUT
+    rng = random.Random(seed)
+    xs, ys, src = [], [], []
+    for page, move, side, label, box in rows:
+        ctx = Image.open(OUT / page / f"{move}_{side[0]}.png").convert("L")
+        lab = canonical(label)
+        xs.append(preprocess(cell_crop(ctx, box, AS_CUT))); ys.append(lab); src.append(page)
+        for _ in range(copies):
+            m = (rng.uniform(-0.04, 0.1), rng.uniform(-0.12, 0.3), rng.uniform(-0.04, 0.1), rng.uniform(-0.12, 0.3))
+            img = cell_crop(ctx, box, m)
+            xs.append(preprocess(augment_real(img, rng))); ys.append(lab); src.append(page)
+    return np.stack(xs), ys, src
+
+
+def hcs_rows(split: str) -> list[tuple[str, str, str, str]]:
+    from .hcs import OUT
+    rows = []
+    rng = random.Random(7)
+    for line in (OUT / "index.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        p = line.split("\t")
+        if p[8] == split and encode(p[7]) is not None:
+            if split == "train" and not p[7] and rng.random() > 0.4:
+                continue  # enough empty cells: keep 40% of them
+            rows.append((p[0], p[1], p[2], p[7], (int(p[9]), int(p[10]), int(p[5]), int(p[6]))))
+    return rows
+
+
+def save(name: str, xs: np.ndarray, ys: list[str], **extra) -> None:
+    SHARDS.mkdir(parents=True, exist_ok=True)
+    np.savez(SHARDS / f"{name}.npz", x=xs, y=np.array(ys, dtype=object), **extra)
+
+
+def render_all(synthetic: int, hcs_copies: int, val_per_notation: int, jobs: int, seed: int,
+               corpus: Path | None = None) -> None:
+    corpus = corpus or WORK / "corpus.tsv"
+    split = load_split()
+    t0 = time.time()
+    with Pool(jobs) as pool:
+        # real cells
+        rows = hcs_rows("train")
+        chunks = [(rows[i::jobs * 4], hcs_copies, seed + 100 + i) for i in range(jobs * 4)]
+        parts = pool.map(_hcs_job, chunks)
+        save("hcs_train", np.concatenate([p[0] for p in parts]), sum((p[1] for p in parts), []),
+             src=np.array(sum((p[2] for p in parts), []), dtype=object))
+        vrows = hcs_rows("val")
+        parts = pool.map(_hcs_job, [(vrows, 0, seed + 99)])
+        save("hcs_val", parts[0][0], parts[0][1], src=np.array(parts[0][2], dtype=object),
+             key=np.array([f"{r[0]}\t{r[1]}\t{r[2]}" for r in vrows], dtype=object))
+        print(f"render: hcs {len(rows)}x{hcs_copies + 1} train, {len(vrows)} val cells ({time.time() - t0:.0f}s)")
+        # held-out-font synthetic sets
+        for i, nt in enumerate(("en", "ru", "pl", "de")):
+            xs, ys = _synth_job((str(corpus), split["val_fonts"], seed + 1000 + i, val_per_notation, 0.6, nt, 0.0))
+            save(f"synval_{nt}", xs, ys)
+        print(f"render: held-out-font sets ({time.time() - t0:.0f}s)")
+        # synthetic training cells, in shards
+        per = 20000
+        jobs_args = [(str(corpus), split["train_fonts"], seed + 10 + k, min(per, synthetic - k * per), 1.0, None, 0.05)
+                     for k in range(math.ceil(synthetic / per))]
+        for k, (xs, ys) in enumerate(pool.imap(_synth_job, jobs_args)):
+            save(f"syn_{k:03d}", xs, ys)
+            print(f"render: synthetic shard {k} ({len(ys)} cells, {time.time() - t0:.0f}s)", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--synthetic", type=int, default=300000)
+    ap.add_argument("--hcs-copies", type=int, default=6)
+    ap.add_argument("--val-per-notation", type=int, default=1000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=4)
+    a = ap.parse_args()
+    for old in SHARDS.glob("*.npz"):
+        old.unlink()
+    render_all(a.synthetic, a.hcs_copies, a.val_per_notation, a.jobs, a.seed)
+
+
+if __name__ == "__main__":
+    main()

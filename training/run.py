@@ -1,0 +1,87 @@
+"""The whole training pipeline in one seeded command, from the repository root:
+
+    python -m training.run            # split -> corpus -> hcs cells -> render -> train
+                                      # -> evaluate -> export (models/) -> fixtures
+
+About an hour on 2 cores with the defaults. Each step also runs alone
+(`python -m training.<step> --help`). `--quick` does a few-minute smoke run that
+still writes a (poor) model: use it to check the plumbing, never to ship.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from . import corpus, export, fixtures, hcs, render, split, train
+from .common import MODEL_NAME, RUNS, SPLIT_FILE, WORK, seed_all
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--synthetic", type=int, default=200000)
+    ap.add_argument("--hcs-copies", type=int, default=6)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--stage2-steps", type=int, default=800,
+                    help="second stage: continue from stage 1 at a lower peak LR (0: none)")
+    ap.add_argument("--stage2-lr", type=float, default=6e-4)
+    ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
+    ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
+    ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
+    ap.add_argument("--skip-data", action="store_true", help="reuse the rendered shards")
+    ap.add_argument("--reuse-cells", action="store_true", help="reuse the corpus and the cut HCS cells")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--run", default="main")
+    ap.add_argument("--name", default=MODEL_NAME)
+    a = ap.parse_args()
+    if a.quick:
+        a.synthetic, a.hcs_copies, a.steps = 8000, 1, 200
+    seed_all(a.seed)
+    times = {}
+    t = time.time()
+    if not a.skip_data:
+        sp = split.make_split(a.seed)
+        SPLIT_FILE.write_text(json.dumps(sp, indent=1, ensure_ascii=False) + "\n")
+        if not (a.reuse_cells and (WORK / "corpus.tsv").exists()):
+            corpus.build(a.corpus_source, 2000, a.seed, manifest=a.manifest_path)
+        if not (a.reuse_cells and (hcs.OUT / "index.tsv").exists()):
+            hcs.build(a.cells, a.manifest_path)
+        for old in render.SHARDS.glob("*.npz"):
+            old.unlink()
+        render.render_all(a.synthetic, a.hcs_copies, 250 if a.quick else 1000, 2, a.seed)
+        times["data_s"] = round(time.time() - t)
+    elif (RUNS / a.run / "train.json").exists():
+        times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
+    t = time.time()
+    if a.quick:
+        a.stage2_steps = 0
+    stage1 = f"{a.run}-stage1" if a.stage2_steps else a.run
+    train.train(a.steps, a.batch, 2e-3, 0.35, stage1, a.seed, 2)
+    if a.stage2_steps:
+        train.train(a.stage2_steps, a.batch, a.stage2_lr, 0.35, a.run, a.seed + 1, 2,
+                    init=str(RUNS / stage1 / "model.pt"))
+    times["train_s"] = round(time.time() - t)
+    out = RUNS / a.run
+    (out / "train.json").write_text(json.dumps({**times, "steps": a.steps, "stage2_steps": a.stage2_steps,
+                                                "batch": a.batch,
+                                                "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,
+                                                "seed": a.seed}) + "\n")
+    import torch
+    from .evaluate import evaluate
+    from .model import CRNN
+    model = CRNN()
+    model.load_state_dict(torch.load(out / "model.pt"))
+    m, errors = evaluate(model)
+    (out / "metrics.json").write_text(json.dumps(m, indent=1) + "\n")
+    with open(out / "hcs_val_errors.tsv", "w") as f:
+        f.write("cell\tlabel\tread\n" + "".join(f"{k}\t{g}\t{p}\n" for k, g, p in errors))
+    print("run: metrics", json.dumps(m))
+    export.export(a.run, a.name)
+    fixtures.write(a.run)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Trains the CRNN-CTC cell reader on the pre-rendered shards.
+
+Every batch mixes synthetic cells with real HCS train cells (`--real-frac`). Seeded;
+a fixed number of steps, so a rerun does the same work. Writes
+`training/runs/<run>/model.pt` (final weights) and `log.tsv`.
+
+    python -m training.train [--steps 6000] [--batch 64] [--lr 2e-3] [--run main]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from .common import BLANK, RUNS, encode, greedy, seed_all
+from .model import CRNN
+from .render import SHARDS
+
+
+def load_shards(pattern: str) -> tuple[np.ndarray, list[str]]:
+    xs, ys = [], []
+    for f in sorted(SHARDS.glob(pattern)):
+        d = np.load(f, allow_pickle=True)
+        xs.append(d["x"])
+        ys.extend(d["y"].tolist())
+    if not xs:
+        return np.zeros((0, 1, 1), np.uint8), []
+    return np.concatenate(xs), ys
+
+
+def to_input(u8: np.ndarray) -> torch.Tensor:
+    from .common import MEAN, STD
+    return ((torch.from_numpy(u8).float() / 255.0 - MEAN) / STD).unsqueeze(1)
+
+
+@torch.no_grad()
+def read(model: nn.Module, x: np.ndarray, batch: int = 256) -> list[str]:
+    model.eval()
+    out = []
+    for i in range(0, len(x), batch):
+        lp = model(to_input(x[i:i + batch])).numpy()
+        out.extend(greedy(m) for m in lp)
+    return out
+
+
+def exact(pred: list[str], gold: list[str]) -> float:
+    norm = lambda s: s.replace("0", "O")
+    return float(np.mean([norm(p) == norm(g) for p, g in zip(pred, gold)])) if gold else 0.0
+
+
+def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
+          init: str | None = None) -> None:
+    seed_all(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    out = RUNS / run
+    out.mkdir(parents=True, exist_ok=True)
+    sx, sy = load_shards("syn_*.npz")
+    rx, ry = load_shards("hcs_train.npz")
+    vx, vy = load_shards("hcs_val.npz")
+    print(f"train: {len(sy)} synthetic, {len(ry)} real train cells, {len(vy)} real val cells")
+    senc = [encode(s) for s in sy]
+    renc = [encode(s) for s in ry]
+    model = CRNN()
+    if init:  # continue from earlier weights (a second, lower-LR stage)
+        model.load_state_dict(torch.load(init))
+        print(f"train: starting from {init}")
+    print(f"train: {sum(p.numel() for p in model.parameters())} parameters")
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.08)
+    ctc = nn.CTCLoss(blank=BLANK, zero_infinity=True)
+    rng = np.random.default_rng(seed)
+    nreal = int(round(batch * real_frac)) if len(ry) else 0
+    log = open(out / "log.tsv", "w")
+    log.write("step\tloss\tlr\tsec\thcs_val_exact\n")
+    t0 = time.time()
+    run_loss = 0.0
+    vsub = rng.choice(len(vy), size=min(800, len(vy)), replace=False) if len(vy) else []
+    for step in range(1, steps + 1):
+        model.train()
+        si = rng.integers(0, len(sy), batch - nreal)
+        ri = rng.integers(0, len(ry), nreal) if nreal else np.zeros(0, int)
+        x = np.concatenate([sx[si], rx[ri]]) if nreal else sx[si]
+        labels = [senc[i] for i in si] + [renc[i] for i in ri]
+        tgt = torch.tensor([c for l in labels for c in l], dtype=torch.long)
+        tlen = torch.tensor([len(l) for l in labels], dtype=torch.long)
+        lp = model(to_input(x))                   # [N, T, C]
+        ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
+        loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        sched.step()
+        run_loss = 0.98 * run_loss + 0.02 * loss.item() if step > 1 else loss.item()
+        if step % 250 == 0 or step == steps:
+            acc = ""
+            if step % 1000 == 0 or step == steps:
+                acc = f"{exact(read(model, vx[vsub]), [vy[i] for i in vsub]):.4f}" if len(vy) else ""
+            el = time.time() - t0
+            log.write(f"{step}\t{run_loss:.4f}\t{sched.get_last_lr()[0]:.2e}\t{el:.0f}\t{acc}\n")
+            log.flush()
+            print(f"train: step {step}/{steps} loss {run_loss:.3f} {step * batch / el:.0f} samples/s"
+                  + (f" hcs-val(sub) exact {acc}" if acc else ""), flush=True)
+    torch.save(model.state_dict(), out / "model.pt")
+    print(f"train: done in {time.time() - t0:.0f}s -> {out / 'model.pt'}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--real-frac", type=float, default=0.35)
+    ap.add_argument("--run", default="main")
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", help="weights to start from (model.pt of an earlier run)")
+    a = ap.parse_args()
+    train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init)
+
+
+if __name__ == "__main__":
+    main()
