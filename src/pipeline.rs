@@ -46,11 +46,19 @@ pub struct PipelineParams {
 }
 
 impl Default for PipelineParams {
+    /// The product's settings: the decoder weighs moves with the shipped move prior
+    /// (`models/prior.json`; +1.0 point of move recognition on the HCS validation
+    /// games, scale chosen on the training games).
     fn default() -> Self {
+        let decode = DecodeParams {
+            prior: crate::decode::FeaturePrior::shipped()
+                .map(|p| std::sync::Arc::new(p) as std::sync::Arc<dyn crate::decode::MovePrior>),
+            ..DecodeParams::default()
+        };
         PipelineParams {
             page: PageParams::default(),
             grid: GridParams::default(),
-            decode: DecodeParams::default(),
+            decode,
             blank_ink: 0.004,
             trailing_cells: 2,
             variant: Variant::Chess,

@@ -34,6 +34,7 @@ mod evidence;
 mod expand;
 mod explain;
 mod plausible;
+pub mod prior;
 pub mod simulate;
 mod state;
 
@@ -48,6 +49,7 @@ use crate::notation::Notation;
 
 pub use ctc::{CellScorer, MIN_SCORE, Trie};
 pub use das::{DasDecoder, DasEntry, DasParams, DasReading, DasSheet};
+pub use prior::FeaturePrior;
 
 /// A prior over moves, added to the cell evidence (e.g. from an opening book or an
 /// engine). Scores are natural-log weights; 0 is neutral.

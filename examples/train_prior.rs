@@ -1,0 +1,51 @@
+//! Shared game records -> `models/prior.json`: the decoder's learned move prior
+//! (see `scoresheet::decode::prior`).
+//!
+//! ```text
+//! cargo run --release --example train_prior -- ../shared/data/games models/prior.json
+//! ```
+//! Every 20th game of each PGN file is left out: those games are the validation
+//! games of the synthetic sheets (`training/sheets.py`).
+
+use std::path::PathBuf;
+
+use scoresheet::decode::FeaturePrior;
+use scoresheet::notation::read_pgn;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| "../shared/data/games".into()));
+    let out = PathBuf::from(args.next().unwrap_or_else(|| "models/prior.json".into()));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+        .collect();
+    files.sort();
+    let mut games = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, g) in read_pgn(&text).into_iter().enumerate() {
+            if i % 20 != 0
+                && let Ok(g) = g
+            {
+                games.push(g.moves);
+            }
+        }
+    }
+    let plies: usize = games.iter().map(Vec::len).sum();
+    let prior = FeaturePrior::train(
+        games.iter().map(Vec::as_slice),
+        &format!(
+            "{} games, {plies} plies of {} (every 20th game of each file left out)",
+            games.len(),
+            dir.display()
+        ),
+    );
+    std::fs::write(&out, prior.to_json()).unwrap();
+    println!("{}: {} games, {plies} plies", out.display(), games.len());
+    for (name, w) in prior.features.iter().zip(&prior.weights) {
+        println!("{name:>20} {w:+.3}");
+    }
+}

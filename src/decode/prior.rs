@@ -1,0 +1,329 @@
+//! Game records -> a small learned move prior: how much likelier a legal move is to
+//! be the one played than a legal move picked at random, from a few dozen binary
+//! features of the move (piece, capture and what it takes, check, castling,
+//! promotion, development, retreat, game phase).
+//!
+//! Each feature's weight is the log-ratio of how often it was played to how often a
+//! uniformly random legal move would have had it in the same positions (counted over
+//! real games, one pseudo-count each); a move's
+//! prior is `scale` times the sum of its features' weights. The weights are a
+//! handful of numbers shipped as `models/prior.json`, made by
+//! `cargo run --release --example train_prior`.
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Color, Move, Position, Rank, Role};
+
+use super::MovePrior;
+
+/// Names of the features, in weight order.
+pub const FEATURES: [&str; 32] = [
+    "pawn",
+    "knight",
+    "bishop",
+    "rook",
+    "queen",
+    "king",
+    "castle",
+    "capture",
+    "takes-pawn",
+    "takes-minor",
+    "takes-rook",
+    "takes-queen",
+    "pawn-takes",
+    "check",
+    "promotion",
+    "double-push",
+    "retreat",
+    "develops",
+    "edge-pawn",
+    "king-in-opening",
+    "queen-in-opening",
+    "opening-pawn",
+    "opening-knight",
+    "opening-bishop",
+    "opening-rook",
+    "endgame-pawn",
+    "endgame-king",
+    "endgame-rook",
+    "in-check-king",
+    "center-pawn",
+    "rook-to-open-file",
+    "quiet-minor",
+];
+
+fn role_index(r: Role) -> usize {
+    match r {
+        Role::Pawn => 0,
+        Role::Knight => 1,
+        Role::Bishop => 2,
+        Role::Rook => 3,
+        Role::Queen => 4,
+        Role::King => 5,
+    }
+}
+
+/// The features of legal move `m` in `pos` (indices into [`FEATURES`]).
+pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
+    let mut f = Vec::with_capacity(8);
+    if m.is_castle() {
+        f.push(6);
+        return f;
+    }
+    let role = m.role();
+    f.push(role_index(role));
+    let turn = pos.turn();
+    let board = pos.board();
+    let from = m.from().expect("chess move");
+    let to = m.to();
+    let ply_opening = pos.fullmoves().get() <= 10;
+    let pieces = board.occupied().count();
+    let endgame = pieces <= 12;
+    if let Some(taken) = m.capture() {
+        f.push(7);
+        f.push(match taken {
+            Role::Pawn => 8,
+            Role::Knight | Role::Bishop => 9,
+            Role::Rook => 10,
+            _ => 11,
+        });
+        if role == Role::Pawn {
+            f.push(12);
+        }
+    }
+    if m.promotion().is_some() {
+        f.push(14);
+    }
+    let forward = |r: Rank| {
+        if turn == Color::White {
+            u32::from(r)
+        } else {
+            7 - u32::from(r)
+        }
+    };
+    if role == Role::Pawn && from.rank().distance(to.rank()) == 2 {
+        f.push(15);
+    }
+    if role != Role::Pawn && forward(to.rank()) < forward(from.rank()) {
+        f.push(16);
+    }
+    let home = if turn == Color::White {
+        Rank::First
+    } else {
+        Rank::Eighth
+    };
+    if matches!(role, Role::Knight | Role::Bishop) && from.rank() == home {
+        f.push(17);
+    }
+    if role == Role::Pawn && matches!(u32::from(from.file()), 0 | 7) {
+        f.push(18);
+    }
+    if ply_opening {
+        match role {
+            Role::King => f.push(19),
+            Role::Queen => f.push(20),
+            Role::Pawn => f.push(21),
+            Role::Knight => f.push(22),
+            Role::Bishop => f.push(23),
+            Role::Rook => f.push(24),
+        }
+    }
+    if endgame {
+        match role {
+            Role::Pawn => f.push(25),
+            Role::King => f.push(26),
+            Role::Rook => f.push(27),
+            _ => {}
+        }
+    }
+    if role == Role::King && pos.is_check() {
+        f.push(28);
+    }
+    if role == Role::Pawn && matches!(u32::from(from.file()), 3 | 4) {
+        f.push(29);
+    }
+    if role == Role::Rook && (board.pawns() & shakmaty::Bitboard::from_file(to.file())).is_empty() {
+        f.push(30);
+    }
+    if matches!(role, Role::Knight | Role::Bishop) && !m.is_capture() && from.rank() != home {
+        f.push(31);
+    }
+    // Check last: it needs the position after the move.
+    let mut after = pos.clone();
+    after.play_unchecked(*m);
+    if after.is_check() {
+        f.push(13);
+    }
+    f
+}
+
+/// The learned prior: one weight per feature and a global scale.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FeaturePrior {
+    /// Feature names, to check the weights belong to this code's features.
+    pub features: Vec<String>,
+    pub weights: Vec<f32>,
+    /// Multiplies the summed weights (features overlap, so less than 1 is typical).
+    pub scale: f32,
+    /// What the weights were counted on.
+    #[serde(default)]
+    pub trained_on: String,
+}
+
+/// Failures loading a prior.
+#[derive(Debug, thiserror::Error)]
+pub enum PriorError {
+    #[error("move prior: {0}")]
+    Format(String),
+}
+
+impl FeaturePrior {
+    /// Counts feature rates over games: `games` are move lists from the initial
+    /// position. One pseudo-count keeps rare features finite and unseen ones at 0.
+    pub fn train<'a>(
+        games: impl IntoIterator<Item = &'a [Move]>,
+        trained_on: &str,
+    ) -> FeaturePrior {
+        let n = FEATURES.len();
+        let (mut played, mut legal) = (vec![0f64; n], vec![0f64; n]);
+        let (mut positions, mut legal_total) = (0f64, 0f64);
+        for game in games {
+            let mut pos = Chess::default();
+            for m in game {
+                let moves = pos.legal_moves();
+                positions += 1.0;
+                legal_total += moves.len() as f64;
+                for lm in &moves {
+                    for i in features(&pos, lm) {
+                        legal[i] += 1.0;
+                    }
+                }
+                for i in features(&pos, m) {
+                    played[i] += 1.0;
+                }
+                pos.play_unchecked(*m);
+            }
+        }
+        let weights = (0..n)
+            .map(|i| {
+                // Played count against the count a uniformly random legal move
+                // would have given, each with one pseudo-count: a feature never seen
+                // weighs nothing.
+                let expected = legal[i] * positions / legal_total.max(1.0);
+                ((played[i] + 1.0) / (expected + 1.0)).ln() as f32
+            })
+            .collect();
+        FeaturePrior {
+            features: FEATURES.iter().map(|s| s.to_string()).collect(),
+            weights,
+            scale: 0.5,
+            trained_on: trained_on.to_string(),
+        }
+    }
+
+    /// Reads a prior from its JSON.
+    ///
+    /// # Errors
+    /// Malformed JSON, or weights for other features than this code's.
+    pub fn from_json(text: &str) -> Result<FeaturePrior, PriorError> {
+        let p: FeaturePrior =
+            serde_json::from_str(text).map_err(|e| PriorError::Format(e.to_string()))?;
+        if p.features
+            .iter()
+            .map(String::as_str)
+            .ne(FEATURES.iter().copied())
+            || p.weights.len() != FEATURES.len()
+        {
+            return Err(PriorError::Format(
+                "weights are for another feature set".into(),
+            ));
+        }
+        Ok(p)
+    }
+
+    /// Pretty JSON of the prior.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("prior serialises") + "\n"
+    }
+
+    /// The prior compiled into the binary (`models/prior.json`).
+    pub fn shipped() -> Option<FeaturePrior> {
+        FeaturePrior::from_json(include_str!("../../models/prior.json")).ok()
+    }
+}
+
+impl MovePrior for FeaturePrior {
+    fn log_prior(&self, pos: &Chess, m: &Move) -> f32 {
+        self.scale
+            * features(pos, m)
+                .into_iter()
+                .map(|i| self.weights[i])
+                .sum::<f32>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::san::San;
+
+    fn play(sans: &[&str]) -> (Chess, Vec<Move>) {
+        let mut pos = Chess::default();
+        let mut moves = Vec::new();
+        for s in sans {
+            let m = s.parse::<San>().unwrap().to_move(&pos).unwrap();
+            moves.push(m);
+            pos.play_unchecked(m);
+        }
+        (pos, moves)
+    }
+
+    #[test]
+    fn features_describe_the_move() {
+        let (pos, _) = play(&["e4", "d5"]);
+        let exd5 = "exd5".parse::<San>().unwrap().to_move(&pos).unwrap();
+        let f = features(&pos, &exd5);
+        for want in [
+            "pawn",
+            "capture",
+            "takes-pawn",
+            "pawn-takes",
+            "opening-pawn",
+        ] {
+            let i = FEATURES.iter().position(|n| *n == want).unwrap();
+            assert!(f.contains(&i), "{want} missing in {f:?}");
+        }
+        let (pos, _) = play(&["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6"]);
+        let mate = "Qxf7".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert!(features(&pos, &mate).contains(&13), "Qxf7 gives check");
+    }
+
+    #[test]
+    fn shipped_prior_loads_and_favours_castling_over_king_walks() {
+        let prior = FeaturePrior::shipped().expect("models/prior.json matches FEATURES");
+        let k = |name: &str| prior.weights[FEATURES.iter().position(|n| *n == name).unwrap()];
+        assert!(prior.scale > 0.0);
+        assert!(k("castle") > 0.0 && k("king-in-opening") < 0.0);
+    }
+
+    #[test]
+    fn learned_weights_prefer_what_players_play() {
+        // Games where players always develop knights first and never move the king.
+        let games: Vec<Vec<Move>> = (0..20)
+            .map(|_| play(&["Nf3", "Nf6", "Nc3", "Nc6", "e4", "e5"]).1)
+            .collect();
+        let prior = FeaturePrior::train(games.iter().map(Vec::as_slice), "test");
+        let k = |name: &str| prior.weights[FEATURES.iter().position(|n| *n == name).unwrap()];
+        assert!(k("knight") > 0.0 && k("develops") > 0.0);
+        assert!(k("rook") < 0.0, "rook moves were legal but never played");
+        assert!(
+            k("king").abs() < 1e-6,
+            "never legal, never played: no weight"
+        );
+        let back = FeaturePrior::from_json(&prior.to_json()).unwrap();
+        assert_eq!(back, prior);
+        let (pos, _) = play(&[]);
+        let nf3 = "Nf3".parse::<San>().unwrap().to_move(&pos).unwrap();
+        let a3 = "a3".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert!(prior.log_prior(&pos, &nf3) > prior.log_prior(&pos, &a3));
+    }
+}
