@@ -104,9 +104,60 @@ pub struct SheetEval {
     pub plies_silent_errors: usize,
     /// Every labelled cell (or every ply of the true game) right.
     pub exact: bool,
+    /// Where the wrong cells come from (see [`ErrorSources`]).
+    pub error_sources: ErrorSources,
     /// (confidence, right) for each judged decision, for calibration.
     #[serde(skip)]
     pub confidences: Vec<(f32, bool)>,
+}
+
+/// Where the wrong labelled cells of a sheet come from.
+///
+/// - `missing`: no move was read at that cell (the table was cut short, or the decoder
+///   stopped or skipped it);
+/// - `player`: the label is not a legal move in the game as read up to that cell (a
+///   recording error of the player, or a wrong earlier ply that moved the game off);
+///   a legal-only decoder cannot output it;
+/// - `decoder`: the reader alone read the label, the decoder chose another move;
+/// - `reader`: the reader misread the cell (this includes a badly cut cell).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct ErrorSources {
+    pub missing: usize,
+    pub player: usize,
+    pub decoder: usize,
+    pub reader: usize,
+}
+
+impl ErrorSources {
+    fn add(&mut self, o: &ErrorSources) {
+        self.missing += o.missing;
+        self.player += o.player;
+        self.decoder += o.decoder;
+        self.reader += o.reader;
+    }
+}
+
+/// The position before each decoded cell of a report, by (move number, side).
+fn positions_before(report: &SheetReport) -> BTreeMap<(u32, &str), shakmaty::Chess> {
+    use shakmaty::Position;
+    let mut pos = shakmaty::Chess::default();
+    let mut out = BTreeMap::new();
+    for m in &report.moves {
+        if m.bbox.is_some() {
+            out.insert((m.move_number, m.side.as_str()), pos.clone());
+        }
+        if let Some(san) = m.san.as_deref() {
+            match san
+                .parse::<shakmaty::san::San>()
+                .ok()
+                .and_then(|s| s.to_move(&pos).ok())
+            {
+                Some(mv) => pos.play_unchecked(mv),
+                None => break,
+            }
+        }
+    }
+    out
 }
 
 /// What the reader says a cell holds: the written form that explained it, or the
@@ -128,10 +179,33 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
         .map(|m| ((m.move_number, m.side.as_str()), m))
         .collect();
     let use_cells_for_calibration = truth.game.is_none();
+    let notation = report.notation.parse::<crate::notation::Notation>().ok();
+    let before = positions_before(report);
     for ((n, side), label) in &truth.labels {
         e.cells += 1;
         let m = by_cell.get(&(*n, side.as_str()));
         let right = m.is_some_and(|m| normalise(cell_reading(m)) == normalise(label));
+        if !right {
+            let src = &mut e.error_sources;
+            match m {
+                None => src.missing += 1,
+                Some(m) => {
+                    let legal =
+                        notation
+                            .zip(before.get(&(*n, side.as_str())))
+                            .is_some_and(|(nt, pos)| {
+                                crate::notation::parse_move(pos, label, nt).is_ok()
+                            });
+                    if !legal && notation.is_some() {
+                        src.player += 1;
+                    } else if normalise(&m.read) == normalise(label) {
+                        src.decoder += 1;
+                    } else {
+                        src.reader += 1;
+                    }
+                }
+            }
+        }
         let flagged = m.is_none_or(|m| m.review);
         e.cells_right += usize::from(right);
         e.cells_flagged += usize::from(flagged);
@@ -184,6 +258,11 @@ pub struct Summary {
     pub calibration_error: f64,
     /// Per confidence bin: (lower edge, decisions, share right).
     pub calibration: Vec<(f64, usize, f64)>,
+    /// Where the wrong labelled cells come from, summed over sheets.
+    pub error_sources: ErrorSources,
+    /// For review thresholds on confidence alone: (threshold, share of judged
+    /// decisions below it, share wrong at or above it), to choose `--review-below`.
+    pub thresholds: Vec<(f64, f64, f64)>,
 }
 
 fn ratio(a: usize, b: usize) -> f64 {
@@ -225,7 +304,29 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
             (n as f64 / total as f64) * (right as f64 / n as f64 - conf / n as f64).abs()
         })
         .sum();
+    let all: Vec<(f32, bool)> = sheets
+        .iter()
+        .flat_map(|s| s.confidences.iter().copied())
+        .collect();
+    let thresholds = [0.5f32, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99]
+        .iter()
+        .map(|&t| {
+            let below = all.iter().filter(|(c, _)| *c < t).count();
+            let silent = all.iter().filter(|(c, right)| *c >= t && !right).count();
+            (
+                f64::from(t),
+                ratio(below, all.len()),
+                ratio(silent, all.len()),
+            )
+        })
+        .collect();
+    let mut error_sources = ErrorSources::default();
+    for s in sheets {
+        error_sources.add(&s.error_sources);
+    }
     Summary {
+        error_sources,
+        thresholds,
         sheets: sheets.len(),
         failed,
         cells,
@@ -316,10 +417,50 @@ mod tests {
         );
         assert_eq!((e.plies, e.plies_right, e.plies_silent_errors), (3, 2, 1));
         assert!(!e.exact);
+        // c5 was legal where the game stood and the reader did not see it: a reader error.
+        assert_eq!(
+            e.error_sources,
+            ErrorSources {
+                reader: 1,
+                ..Default::default()
+            }
+        );
         let s = summarize(&[e], 0);
         assert!((s.cell_accuracy - 2.0 / 3.0).abs() < 1e-9);
         assert!((s.silent_errors - 1.0 / 3.0).abs() < 1e-9);
         assert_eq!(s.calibration.iter().map(|b| b.1).sum::<usize>(), 3);
+    }
+
+    #[test]
+    fn wrong_cells_are_traced_to_player_decoder_or_reader() {
+        let mut decoder_pick = mv(2, "white", 3, "Nc3", "Nc3", true, 0.5);
+        decoder_pick.read = "Nf3".into();
+        let report = SheetReport {
+            notation: "en".into(),
+            moves: vec![
+                mv(1, "white", 1, "e4", "e4", false, 0.99),
+                mv(1, "black", 2, "e5", "e5", false, 0.9),
+                decoder_pick,
+                mv(2, "black", 4, "Nc6", "Nc6", false, 0.9),
+            ],
+            ..Default::default()
+        };
+        let mut truth = Truth::default();
+        truth.labels.insert((1, "white".into()), "e4".into());
+        truth.labels.insert((1, "black".into()), "e6".into()); // legal, misread
+        truth.labels.insert((2, "white".into()), "Nf3".into()); // read, not chosen
+        truth.labels.insert((2, "black".into()), "Qe4".into()); // illegal as written
+        truth.labels.insert((3, "white".into()), "d4".into()); // never read
+        let e = evaluate(&report, &truth);
+        assert_eq!(
+            e.error_sources,
+            ErrorSources {
+                missing: 1,
+                player: 1,
+                decoder: 1,
+                reader: 1
+            }
+        );
     }
 
     #[test]

@@ -3,13 +3,15 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use scoresheet::decode::{FeaturePrior, MovePrior};
 use scoresheet::model::{OrtModel, RuntimeParams};
 use scoresheet::notation::Notation;
+use scoresheet::pipeline::PipelineParams;
 
 /// Options every command that runs the model takes.
 #[derive(clap::Args, Debug, Clone)]
@@ -29,9 +31,42 @@ pub struct ModelArgs {
     /// Beam width of the decoder (wider: slower, more robust).
     #[arg(long, default_value_t = 64)]
     pub beam: usize,
+    /// Weight of the learned move prior (`models/prior.json`, default its own scale
+    /// 0.5); 0 turns it off.
+    #[arg(long, value_name = "SCALE")]
+    pub prior_scale: Option<f32>,
+    /// A move whose confidence is below this is flagged for review.
+    #[arg(long, value_name = "P")]
+    pub review_below: Option<f32>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+impl ModelArgs {
+    /// Pipeline settings from these options.
+    ///
+    /// # Errors
+    /// An unknown notation code.
+    pub fn pipeline_params(&self) -> anyhow::Result<PipelineParams> {
+        let mut params = PipelineParams::default();
+        params.decode.notation = parse_notation(&self.notation)?;
+        params.decode.beam_width = self.beam.max(1);
+        if let Some(p) = self.review_below {
+            params.decode.review_below = p.clamp(0.0, 1.0);
+        }
+        if let Some(scale) = self.prior_scale {
+            params.decode.prior = if scale > 0.0 {
+                FeaturePrior::shipped().map(|mut p| {
+                    p.scale = scale;
+                    Arc::new(p) as Arc<dyn MovePrior>
+                })
+            } else {
+                None
+            };
+        }
+        Ok(params)
+    }
 }
 
 /// Parses `auto|en|ru|pl|de`.

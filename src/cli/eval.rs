@@ -2,19 +2,20 @@
 //! exact games, review flags, silent errors, calibration), for people deciding
 //! whether to trust the tool on their own sheets.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
 use rayon::prelude::*;
 
-use scoresheet::eval::{SheetEval, Truth, evaluate, read_labels, summarize};
+use scoresheet::eval::{SheetEval, Summary, Truth, evaluate, read_labels, summarize};
 use scoresheet::notation::read_pgn;
-use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions};
+use scoresheet::page::load_pages;
+use scoresheet::pipeline::{Pipeline, SheetOptions};
 
-use super::batch::{ModelArgs, ModelPool, jobs_for, parse_notation, progress, workers};
-use super::inputs::{self, Input};
+use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
+use super::inputs::{self, Input, Job};
 use super::{EXIT_USAGE, diag};
 
 #[derive(clap::Args, Debug)]
@@ -34,6 +35,11 @@ pub struct EvalArgs {
     /// Print the figures as JSON (with per-sheet figures).
     #[arg(long)]
     pub json: bool,
+    /// Measure the two-copy gain: only games with both players' sheets
+    /// (`NNN_0`/`NNN_1`) are read, each copy alone and both copies combined, and
+    /// both sets of figures are printed (each against that copy's labels).
+    #[arg(long)]
+    pub pairs: bool,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -122,10 +128,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
 
     let jobs = jobs_for(&args.model, work.len());
     let pool = ModelPool::new(&args.model, jobs)?;
-    let mut params = PipelineParams::default();
-    params.decode.notation = parse_notation(&args.model.notation)?;
-    params.decode.beam_width = args.model.beam.max(1);
+    let params = args.model.pipeline_params()?;
     let pipeline = Pipeline::new(params);
+    if args.pairs {
+        return eval_pairs(&args, work, missing.len(), &pipeline, &pool, jobs);
+    }
     let bar = progress(work.len(), args.model.quiet);
     let results: Vec<Result<SheetEval, String>> = workers(jobs)?.install(|| {
         work.par_iter()
@@ -153,7 +160,13 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let summary = summarize(&sheets, failed);
-    if args.json {
+    print_summary(&summary, &sheets, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints one set of figures, as text or JSON.
+fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow::Result<()> {
+    if json {
         let out = serde_json::json!({ "summary": summary, "sheets": sheets });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -165,6 +178,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         if summary.cells > 0 {
             println!("labelled cells         {}", summary.cells);
             println!("move recognition       {}", pct(summary.cell_accuracy));
+            let e = &summary.error_sources;
+            println!(
+                "wrong cells, by source reader {}, decoder {}, player/off-game {}, not read {}",
+                e.reader, e.decoder, e.player, e.missing
+            );
         }
         if summary.plies > 0 {
             println!("plies of true games    {}", summary.plies);
@@ -174,6 +192,119 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         println!("flagged for review     {}", pct(summary.flagged));
         println!("silent errors          {}", pct(summary.silent_errors));
         println!("calibration error      {:.3}", summary.calibration_error);
+        let row = |f: &dyn Fn(&(f64, f64, f64)) -> String| {
+            summary
+                .thresholds
+                .iter()
+                .map(f)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        println!(
+            "review below confidence {}",
+            row(&|t| format!("{:>6.2}", t.0))
+        );
+        println!(
+            "  would flag            {}",
+            row(&|t| format!("{:>5.1}%", 100.0 * t.1))
+        );
+        println!(
+            "  would leave wrong     {}",
+            row(&|t| format!("{:>5.1}%", 100.0 * t.2))
+        );
+    }
+    Ok(())
+}
+
+/// `--pairs`: every game with both copies labelled is read three times (copy 0
+/// alone, copy 1 alone, both combined); the figures of the single copies and of the
+/// combined reading are printed side by side, over the same cells.
+fn eval_pairs(
+    args: &EvalArgs,
+    work: Vec<(Input, Truth)>,
+    missing: usize,
+    pipeline: &Pipeline,
+    pool: &ModelPool,
+    jobs: usize,
+) -> anyhow::Result<ExitCode> {
+    let truths: HashMap<PathBuf, Truth> = work
+        .iter()
+        .map(|(i, t)| (i.path.clone(), t.clone()))
+        .collect();
+    let pairs: Vec<[Input; 2]> =
+        inputs::jobs(work.into_iter().map(|(i, _)| i).collect(), true, &[])
+            .into_iter()
+            .filter_map(|j| match j {
+                Job::Pair(p, _) => Some(p),
+                Job::One(_) => None,
+            })
+            .collect();
+    if pairs.is_empty() {
+        diag("no labelled games with both copies (NNN_0 / NNN_1) to evaluate");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let bar = progress(pairs.len(), args.model.quiet);
+    type PairEval = ([SheetEval; 2], [SheetEval; 2]);
+    let results: Vec<Result<PairEval, String>> = workers(jobs)?.install(|| {
+        pairs
+            .par_iter()
+            .map(|pair| {
+                let r = pool.with(|m| -> Result<PairEval, String> {
+                    let opts = SheetOptions::default();
+                    let mut pages = Vec::new();
+                    let mut alone = Vec::new();
+                    for input in pair {
+                        let truth = &truths[&input.path];
+                        let mut p = load_pages(&input.path, &pipeline.params().page)
+                            .map_err(|e| e.to_string())?;
+                        let sheet = pipeline
+                            .read_page(p.swap_remove(0), m, &opts)
+                            .map_err(|e| e.to_string())?;
+                        alone.push(evaluate(&sheet.report, truth));
+                        pages.push(sheet.page);
+                    }
+                    let pages: [_; 2] = pages.try_into().map_err(|_| "two pages".to_string())?;
+                    let both = pipeline
+                        .read_pair(pages, m, &opts)
+                        .map_err(|e| e.to_string())?;
+                    let both = [
+                        evaluate(&both.report, &truths[&pair[0].path]),
+                        evaluate(&both.report, &truths[&pair[1].path]),
+                    ];
+                    let alone: [SheetEval; 2] =
+                        alone.try_into().map_err(|_| "two copies".to_string())?;
+                    Ok((alone, both))
+                });
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let (mut alone, mut both) = (Vec::new(), Vec::new());
+    let mut failed = missing;
+    for r in results {
+        match r {
+            Ok((a, b)) => {
+                alone.extend(a);
+                both.extend(b);
+            }
+            Err(e) => {
+                diag(e);
+                failed += 1;
+            }
+        }
+    }
+    let (sa, sb) = (summarize(&alone, failed), summarize(&both, failed));
+    if args.json {
+        let out = serde_json::json!({ "each_copy_alone": sa, "both_copies": sb });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("games with both copies {}", alone.len() / 2);
+        println!("== each copy alone");
+        print_summary(&sa, &alone, false)?;
+        println!("== both copies combined (figures against each copy's labels)");
+        print_summary(&sb, &both, false)?;
     }
     Ok(ExitCode::SUCCESS)
 }

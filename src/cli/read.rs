@@ -12,10 +12,10 @@ use rayon::prelude::*;
 
 use scoresheet::model::CellModel;
 use scoresheet::notation::Variant;
-use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index};
+use scoresheet::pipeline::{Pipeline, SheetOptions, cell_index};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
-use super::batch::{ModelArgs, ModelPool, jobs_for, parse_notation, progress, workers};
+use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Input, Job};
 use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 
@@ -82,9 +82,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let jobs = jobs_for(&args.model, todo.len());
     let pool = ModelPool::new(&args.model, jobs)?;
     let model_name = pool.model_name();
-    let mut params = PipelineParams::default();
-    params.decode.notation = parse_notation(&args.model.notation)?;
-    params.decode.beam_width = args.model.beam.max(1);
+    let mut params = args.model.pipeline_params()?;
     params.variant = args.variant;
     let pipeline = Pipeline::new(params);
     let bar = progress(todo.len(), args.model.quiet);
