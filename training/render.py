@@ -355,23 +355,27 @@ def save(name: str, xs: np.ndarray, ys: list[str], **extra) -> None:
     np.savez(SHARDS / f"{name}.npz", x=xs, y=np.array(ys, dtype=object), **extra)
 
 
+def render_hcs(pool, hcs_copies: int, jobs: int, seed: int, t0: float) -> None:
+    """The real-cell shards: HCS train cells (as cut plus augmented copies) and val."""
+    rows = hcs_rows("train")
+    chunks = [(rows[i::jobs * 4], hcs_copies, seed + 100 + i) for i in range(jobs * 4)]
+    parts = pool.map(_hcs_job, chunks)
+    save("hcs_train", np.concatenate([p[0] for p in parts]), sum((p[1] for p in parts), []),
+         src=np.array(sum((p[2] for p in parts), []), dtype=object))
+    vrows = hcs_rows("val")
+    parts = pool.map(_hcs_job, [(vrows, 0, seed + 99)])
+    save("hcs_val", parts[0][0], parts[0][1], src=np.array(parts[0][2], dtype=object),
+         key=np.array([f"{r[0]}\t{r[1]}\t{r[2]}" for r in vrows], dtype=object))
+    print(f"render: hcs {len(rows)}x{hcs_copies + 1} train, {len(vrows)} val cells ({time.time() - t0:.0f}s)")
+
+
 def render_all(synthetic: int, hcs_copies: int, val_per_notation: int, jobs: int, seed: int,
                corpus: Path | None = None) -> None:
     corpus = corpus or WORK / "corpus.tsv"
     split = load_split()
     t0 = time.time()
     with Pool(jobs) as pool:
-        # real cells
-        rows = hcs_rows("train")
-        chunks = [(rows[i::jobs * 4], hcs_copies, seed + 100 + i) for i in range(jobs * 4)]
-        parts = pool.map(_hcs_job, chunks)
-        save("hcs_train", np.concatenate([p[0] for p in parts]), sum((p[1] for p in parts), []),
-             src=np.array(sum((p[2] for p in parts), []), dtype=object))
-        vrows = hcs_rows("val")
-        parts = pool.map(_hcs_job, [(vrows, 0, seed + 99)])
-        save("hcs_val", parts[0][0], parts[0][1], src=np.array(parts[0][2], dtype=object),
-             key=np.array([f"{r[0]}\t{r[1]}\t{r[2]}" for r in vrows], dtype=object))
-        print(f"render: hcs {len(rows)}x{hcs_copies + 1} train, {len(vrows)} val cells ({time.time() - t0:.0f}s)")
+        render_hcs(pool, hcs_copies, jobs, seed, t0)
         # held-out-font synthetic sets
         for i, nt in enumerate(("en", "ru", "pl", "de")):
             xs, ys = _synth_job((str(corpus), split["val_fonts"], seed + 1000 + i, val_per_notation, 0.6, nt, 0.0))
@@ -393,7 +397,13 @@ def main() -> None:
     ap.add_argument("--val-per-notation", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--only-hcs", action="store_true",
+                    help="re-render the real-cell shards only (after re-cutting HCS), keep the synthetic ones")
     a = ap.parse_args()
+    if a.only_hcs:
+        with Pool(a.jobs) as pool:
+            render_hcs(pool, a.hcs_copies, a.jobs, a.seed, time.time())
+        return
     for old in SHARDS.glob("*.npz"):
         old.unlink()
     render_all(a.synthetic, a.hcs_copies, a.val_per_notation, a.jobs, a.seed)

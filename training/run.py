@@ -28,6 +28,10 @@ def main() -> None:
     ap.add_argument("--stage2-steps", type=int, default=800,
                     help="second stage: continue from stage 1 at a lower peak LR (0: none)")
     ap.add_argument("--stage2-lr", type=float, default=6e-4)
+    ap.add_argument("--stage3-steps", type=int, default=9000,
+                    help="third stage: a longer run from stage 2 with more real cells per batch (0: none)")
+    ap.add_argument("--stage3-lr", type=float, default=1e-3)
+    ap.add_argument("--stage3-real-frac", type=float, default=0.45)
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -57,15 +61,26 @@ def main() -> None:
         times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
     t = time.time()
     if a.quick:
-        a.stage2_steps = 0
-    stage1 = f"{a.run}-stage1" if a.stage2_steps else a.run
-    train.train(a.steps, a.batch, 2e-3, 0.35, stage1, a.seed, 2)
+        a.stage2_steps = a.stage3_steps = 0
+    stages = [(a.steps, 2e-3, 0.35)]
     if a.stage2_steps:
-        train.train(a.stage2_steps, a.batch, a.stage2_lr, 0.35, a.run, a.seed + 1, 2,
-                    init=str(RUNS / stage1 / "model.pt"))
+        stages.append((a.stage2_steps, a.stage2_lr, 0.35))
+    if a.stage3_steps:
+        stages.append((a.stage3_steps, a.stage3_lr, a.stage3_real_frac))
+    init = None
+    for i, (steps, lr, real_frac) in enumerate(stages):
+        name = a.run if i == len(stages) - 1 else f"{a.run}-stage{i + 1}"
+        # stage seeds: seed, seed + 1, seed + 3 (the shipped model's run)
+        train.train(steps, a.batch, lr, real_frac, name, a.seed + (0, 1, 3)[i], 2, init=init)
+        init = str(RUNS / name / "model.pt")
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
     (out / "train.json").write_text(json.dumps({**times, "steps": a.steps, "stage2_steps": a.stage2_steps,
+                                                "stage3_steps": a.stage3_steps,
+                                                "stages": ", then ".join(
+                                                    f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells)"
+                                                    for n, lr, rf in stages) + ", each from the weights before",
+                                                "cells": a.cells,
                                                 "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,
                                                 "seed": a.seed}) + "\n")

@@ -105,6 +105,9 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
             log.flush()
             print(f"train: step {step}/{steps} loss {run_loss:.3f} {step * batch / el:.0f} samples/s"
                   + (f" hcs-val(sub) exact {acc}" if acc else ""), flush=True)
+            if acc:  # checkpoint, so an interrupted run keeps its progress
+                torch.save(model.state_dict(), out / "checkpoint.pt.tmp")
+                (out / "checkpoint.pt.tmp").replace(out / "checkpoint.pt")
     torch.save(model.state_dict(), out / "model.pt")
     print(f"train: done in {time.time() - t0:.0f}s -> {out / 'model.pt'}")
 
