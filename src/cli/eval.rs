@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use rayon::prelude::*;
 
-use scoresheet::eval::{SheetEval, Summary, Truth, evaluate, read_labels, summarize};
+use scoresheet::eval::{SheetEval, Summary, Truth, evaluate, normalise, read_labels, summarize};
 use scoresheet::notation::read_pgn;
 use scoresheet::page::load_pages;
 use scoresheet::pipeline::{Pipeline, SheetOptions};
@@ -217,8 +217,9 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
 }
 
 /// `--pairs`: every game with both copies labelled is read three times (copy 0
-/// alone, copy 1 alone, both combined); the figures of the single copies and of the
-/// combined reading are printed side by side, over the same cells.
+/// alone, copy 1 alone, both combined) and judged on the cells where both players
+/// wrote the same move (so a player's own slip on one copy does not count against
+/// the combined reading); the figures are printed side by side.
 fn eval_pairs(
     args: &EvalArgs,
     work: Vec<(Input, Truth)>,
@@ -244,33 +245,43 @@ fn eval_pairs(
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let bar = progress(pairs.len(), args.model.quiet);
-    type PairEval = ([SheetEval; 2], [SheetEval; 2]);
+    type PairEval = ([SheetEval; 2], SheetEval);
     let results: Vec<Result<PairEval, String>> = workers(jobs)?.install(|| {
         pairs
             .par_iter()
             .map(|pair| {
                 let r = pool.with(|m| -> Result<PairEval, String> {
                     let opts = SheetOptions::default();
+                    let (t0, t1) = (&truths[&pair[0].path], &truths[&pair[1].path]);
+                    let truth = Truth {
+                        labels: t0
+                            .labels
+                            .iter()
+                            .filter(|(k, v)| {
+                                t1.labels
+                                    .get(*k)
+                                    .is_some_and(|w| normalise(w) == normalise(v))
+                            })
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                        game: None,
+                    };
                     let mut pages = Vec::new();
                     let mut alone = Vec::new();
                     for input in pair {
-                        let truth = &truths[&input.path];
                         let mut p = load_pages(&input.path, &pipeline.params().page)
                             .map_err(|e| e.to_string())?;
                         let sheet = pipeline
                             .read_page(p.swap_remove(0), m, &opts)
                             .map_err(|e| e.to_string())?;
-                        alone.push(evaluate(&sheet.report, truth));
+                        alone.push(evaluate(&sheet.report, &truth));
                         pages.push(sheet.page);
                     }
                     let pages: [_; 2] = pages.try_into().map_err(|_| "two pages".to_string())?;
                     let both = pipeline
                         .read_pair(pages, m, &opts)
                         .map_err(|e| e.to_string())?;
-                    let both = [
-                        evaluate(&both.report, &truths[&pair[0].path]),
-                        evaluate(&both.report, &truths[&pair[1].path]),
-                    ];
+                    let both = evaluate(&both.report, &truth);
                     let alone: [SheetEval; 2] =
                         alone.try_into().map_err(|_| "two copies".to_string())?;
                     Ok((alone, both))
@@ -287,7 +298,7 @@ fn eval_pairs(
         match r {
             Ok((a, b)) => {
                 alone.extend(a);
-                both.extend(b);
+                both.push(b);
             }
             Err(e) => {
                 diag(e);
@@ -300,10 +311,10 @@ fn eval_pairs(
         let out = serde_json::json!({ "each_copy_alone": sa, "both_copies": sb });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("games with both copies {}", alone.len() / 2);
-        println!("== each copy alone");
+        println!("games with both copies {}", both.len());
+        println!("== each copy alone, on the cells where both players wrote the same move");
         print_summary(&sa, &alone, false)?;
-        println!("== both copies combined (figures against each copy's labels)");
+        println!("== both copies combined, on the same cells");
         print_summary(&sb, &both, false)?;
     }
     Ok(ExitCode::SUCCESS)
