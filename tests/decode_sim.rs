@@ -1,5 +1,6 @@
-//! Real games (`../shared/data/games`) -> fake sheets -> decoded games: ply accuracy
-//! of the decoder on 500 games under a stated noise model, with and without the
+//! Real games (`../shared/data/games`, only those the move prior never counted) ->
+//! fake sheets -> decoded games: ply accuracy of the product's decoder (shipped move
+//! prior on) on 500 games under a stated noise model, with and without the
 //! players' own mistakes; every decoded game replays legally and survives a PGN round
 //! trip.
 //!
@@ -18,8 +19,10 @@ use std::path::PathBuf;
 use scoresheet::decode::simulate::{
     Mistakes, NoiseModel, SheetScore, SimSheet, Simulator, model_alphabet, score,
 };
-use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder};
-use scoresheet::notation::{Habits, Notation, Rng, read_pgn, read_pgn_dir, write_pgn};
+use std::sync::Arc;
+
+use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder, FeaturePrior, MovePrior};
+use scoresheet::notation::{Habits, Notation, Rng, read_pgn, write_pgn};
 use shakmaty::{Chess, Move, Position};
 
 const GAMES: usize = 500;
@@ -34,12 +37,27 @@ fn games() -> Option<Vec<Vec<Move>>> {
         );
         return None;
     }
-    let all = read_pgn_dir(&dir).expect("readable games");
-    let long: Vec<Vec<Move>> = all
-        .into_iter()
-        .filter(|g| g.moves.len() >= PLIES)
-        .map(|g| g.moves)
+    // Only games the shipped move prior never counted: every 20th game of each
+    // file (`examples/train_prior` leaves exactly these out).
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("readable games folder")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
         .collect();
+    files.sort();
+    let mut long: Vec<Vec<Move>> = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable PGN");
+        for (i, g) in read_pgn(&text).into_iter().enumerate() {
+            if i % 20 == 0
+                && let Ok(g) = g
+                && g.moves.len() >= PLIES
+            {
+                long.push(g.moves);
+            }
+        }
+    }
     let step = long.len() / GAMES;
     assert!(
         step >= 1,
@@ -74,11 +92,15 @@ fn assert_legal_and_pgn_round_trip(sheet: &DecodedSheet) {
 
 /// Decodes every sheet in its notation at width 64 and adds up the scores.
 fn decode_all(sims: &[SimSheet]) -> SheetScore {
+    // The product's decoder: with the shipped move prior.
+    let prior = FeaturePrior::shipped().map(|p| Arc::new(p) as Arc<dyn MovePrior>);
+    assert!(prior.is_some(), "models/prior.json loads");
     let mut total = SheetScore::default();
     for s in sims {
         let params = DecodeParams {
             beam_width: 64,
             notation: Some(s.notation),
+            prior: prior.clone(),
             ..DecodeParams::default()
         };
         let decoded = Decoder::new(&model_alphabet(), params).decode(&s.cells);
@@ -105,8 +127,9 @@ fn ten_percent_confusion_keeps_97_5_percent_of_plies() {
         100.0 * total.flagged as f64 / total.plies as f64
     );
     assert_eq!(total.plies, GAMES * PLIES);
-    // The issue asks for 98%: this set measures 97.9% (the bench's 300 sheets 98.4%),
-    // the rest being misreads that form another legal move nothing later contradicts.
+    // The issue asks for 98%: this set measures 97.98% with the shipped prior (97.9%
+    // without), the rest being misreads that form another legal move nothing later
+    // contradicts.
     assert!(
         total.accuracy() >= 0.975,
         "ply accuracy {:.4}",
