@@ -27,6 +27,16 @@ pub struct CellScores {
 }
 
 impl CellScores {
+    /// A certainly blank cell: every step is the blank class (the others at e^-30).
+    pub fn blank(steps: usize, alphabet: &Alphabet) -> Self {
+        let classes = alphabet.len();
+        let mut logp = vec![-30.0; steps * classes];
+        for t in 0..steps {
+            logp[t * classes + alphabet.blank()] = 0.0;
+        }
+        CellScores::new(steps, classes, logp)
+    }
+
     /// Wraps a row-major `[steps][classes]` matrix of log-probabilities.
     ///
     /// # Panics
@@ -183,6 +193,19 @@ mod tests {
         let logp = [1, 1, 0, 2, 2].iter().flat_map(|&c| hot(c)).collect();
         let scores = CellScores::new(5, 3, logp);
         assert_eq!(abc.greedy(&scores), "e4");
+    }
+
+    #[test]
+    fn blank_scores_are_log_probabilities_that_read_as_nothing() {
+        let abc = Alphabet::new(vec!['e', '_', '4'], 1);
+        let scores = CellScores::blank(4, &abc);
+        assert_eq!((scores.steps, scores.classes), (4, 3));
+        for t in 0..4 {
+            let total: f32 = scores.row(t).iter().map(|l| l.exp()).sum();
+            assert!((total - 1.0).abs() < 1e-6, "row {t} sums to {total}");
+            assert_eq!(scores.row(t)[1], 0.0);
+        }
+        assert_eq!(abc.greedy(&scores), "");
     }
 
     #[test]

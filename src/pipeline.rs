@@ -27,6 +27,10 @@ use crate::notation::{Notation, Variant};
 use crate::page::{self, Page, PageError, PageParams};
 use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
 
+/// Time steps of the scores given to a cell that skips the model when no cell of
+/// the sheet went through it (any length reads as blank).
+const BLANK_STEPS: usize = 8;
+
 /// Settings of every stage.
 #[derive(Clone, Debug)]
 pub struct PipelineParams {
@@ -38,6 +42,8 @@ pub struct PipelineParams {
     pub blank_ink: f32,
     /// Cells kept after the last inked one, so the decoder sees the game's end.
     pub trailing_cells: usize,
+    /// Cells with less ink than this are not sent to the model: they score as blank.
+    pub model_ink: f32,
     /// What the sheets record: chess (decoded as legal games) or Das (read cell by
     /// cell against its notation, without its rules).
     pub variant: Variant,
@@ -61,6 +67,7 @@ impl Default for PipelineParams {
             decode,
             blank_ink: 0.004,
             trailing_cells: 2,
+            model_ink: 0.0005,
             variant: Variant::Chess,
             das: DasParams::default(),
         }
@@ -290,14 +297,26 @@ impl Pipeline {
         used: usize,
         model: &mut dyn CellModel,
     ) -> Result<Vec<CellScores>, SheetError> {
-        let crops: Vec<GrayImage> = grid.cells[..used]
-            .iter()
-            .map(|c| grid::crop(page, c))
+        // Cells with almost no ink skip the model: they read as blank anyway
+        // (30% of the cells sent on HCS pages).
+        let cells = &grid.cells[..used];
+        let inked: Vec<usize> = (0..used)
+            .filter(|&i| cells[i].ink >= self.params.model_ink)
             .collect();
-        model.read(&crops).map_err(|source| SheetError::Model {
+        let crops: Vec<GrayImage> = inked.iter().map(|&i| grid::crop(page, &cells[i])).collect();
+        let read = model.read(&crops).map_err(|source| SheetError::Model {
             path: source_name(&page.source, page.index),
             source,
-        })
+        })?;
+        let steps = read.first().map_or(BLANK_STEPS, |r| r.steps);
+        let mut out = vec![None; used];
+        for (i, r) in inked.into_iter().zip(read) {
+            out[i] = Some(r);
+        }
+        Ok(out
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| CellScores::blank(steps, model.alphabet())))
+            .collect())
     }
 
     /// Number of leading grid cells worth reading: up to the last inked (or locked)
