@@ -99,7 +99,7 @@ def write_card(man: dict) -> None:
         "synthetic held-out-font sheets reach 100% (Russian) and 96.8% (Polish) ply accuracy; the",
         "weakest held-out font is Sue Ellen Francisco (thin, narrow capitals: `S`, `G`, `H` dropped",
         "or misread). On HCS most remaining cell errors are cells whose written move is not legal",
-        "in the game (the players' own recording errors), see "Measured accuracy" in the README.",
+        "in the game (the players' own recording errors), see 'Measured accuracy' in the README.",
         "",
         "## Speed and checks",
         "",
