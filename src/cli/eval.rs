@@ -37,7 +37,8 @@ pub struct EvalArgs {
     pub json: bool,
     /// Measure the two-copy gain: only games with both players' sheets
     /// (`NNN_0`/`NNN_1`) are read, each copy alone and both copies combined, and
-    /// both sets of figures are printed (each against that copy's labels).
+    /// both sets of figures are printed, judged on the cells where both players
+    /// wrote the same move.
     #[arg(long)]
     pub pairs: bool,
     #[command(flatten)]
