@@ -150,7 +150,7 @@ impl Default for DecodeParams {
             locked: BTreeMap::new(),
             prior: None,
             auto_beam_width: 8,
-            auto_cells: 40,
+            auto_cells: 24,
             auto_margin: 10.0,
         }
     }
