@@ -173,9 +173,18 @@ pub fn write_pgn(tags: &[(&str, &str)], moves: &[Move], result: &str) -> String 
         }
     }
     words.push(result.to_string());
+    wrap_movetext(&words, &mut out);
+    out.push('\n');
+    out
+}
+
+/// Appends PGN movetext tokens to `out`, joined by spaces, in lines of at most 79
+/// columns (a longer single token gets a line of its own); no final newline.
+pub fn wrap_movetext<S: AsRef<str>>(tokens: &[S], out: &mut String) {
     let mut line = String::new();
-    for w in words {
-        if !line.is_empty() && line.len() + 1 + w.len() > 79 {
+    for t in tokens {
+        let t = t.as_ref();
+        if !line.is_empty() && line.len() + 1 + t.len() > 79 {
             out.push_str(&line);
             out.push('\n');
             line.clear();
@@ -183,16 +192,31 @@ pub fn write_pgn(tags: &[(&str, &str)], moves: &[Move], result: &str) -> String 
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(&w);
+        line.push_str(t);
     }
     out.push_str(&line);
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn movetext_lines_stay_within_79_columns() {
+        let tokens: Vec<String> = (1..=40).map(|i| format!("{i}. Nf3 Nf6")).collect();
+        let mut out = String::new();
+        wrap_movetext(&tokens, &mut out);
+        assert!(out.lines().count() > 1);
+        assert!(out.lines().all(|l| l.len() <= 79), "{out}");
+        assert_eq!(out.split_whitespace().count(), 120);
+        let mut long = String::new();
+        wrap_movetext(&["1.", &"{".repeat(100), "e4"], &mut long);
+        assert_eq!(
+            long.lines().count(),
+            3,
+            "a long token has a line of its own"
+        );
+    }
 
     #[test]
     fn writes_then_reads_back() {

@@ -103,19 +103,7 @@ pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
     }
     tokens.push(report.result.clone());
 
-    let mut line = String::new();
-    for t in tokens {
-        if !line.is_empty() && line.len() + 1 + t.len() > 79 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&t);
-    }
-    out.push_str(&line);
+    crate::notation::wrap_movetext(&tokens, &mut out);
     out.push_str("\n\n");
     out
 }

@@ -413,19 +413,7 @@ pub fn write_das_record(game: &DasGame, tags: &[(&str, &str)]) -> String {
     let mut words = Vec::new();
     line_tokens(&game.plies, &mut words);
     words.push(result.to_string());
-    let mut line = String::new();
-    for w in words {
-        if !line.is_empty() && line.len() + 1 + w.len() > 79 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&w);
-    }
-    out.push_str(&line);
+    crate::notation::wrap_movetext(&words, &mut out);
     out.push('\n');
     out
 }
