@@ -25,7 +25,10 @@ pub use forms::{
 pub use game::{GameText, GameTextError, WrittenPly, replay, replay_auto, split_game};
 pub use letters::{Script, piece_letter, transliterate};
 pub use parse::{MoveTextError, Written, parse_move, read_written};
-pub use pgn::{PgnError, PgnGame, read_pgn, read_pgn_dir, wrap_movetext, write_pgn};
+pub use pgn::{
+    PgnError, PgnGame, escape_tag, read_pgn, read_pgn_dir, wrap_movetext, write_other_tags,
+    write_pgn, write_roster,
+};
 pub use sample::{Habits, Rng, write_move};
 
 use std::fmt;

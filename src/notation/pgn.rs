@@ -133,6 +133,39 @@ pub fn read_pgn_dir(dir: &std::path::Path) -> std::io::Result<Vec<PgnGame>> {
     Ok(games)
 }
 
+/// The Seven Tag Roster, in PGN order.
+const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
+/// A PGN tag value with `\` and `"` escaped.
+pub fn escape_tag(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Appends the Seven Tag Roster: values from `tags`, `?` where absent (`????.??.??`
+/// for the date), `Result` from `result`.
+pub fn write_roster(out: &mut String, tags: &[(&str, &str)], result: &str) {
+    for key in ROSTER {
+        let value = match key {
+            "Result" => result,
+            _ => tags
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| *v)
+                .unwrap_or(if key == "Date" { "????.??.??" } else { "?" }),
+        };
+        out.push_str(&format!("[{key} \"{}\"]\n", escape_tag(value)));
+    }
+}
+
+/// Appends the tags of `tags` that are neither roster tags nor in `skip`, in order.
+pub fn write_other_tags(out: &mut String, tags: &[(&str, &str)], skip: &[&str]) {
+    for (key, value) in tags {
+        if !ROSTER.contains(key) && !skip.contains(key) {
+            out.push_str(&format!("[{key} \"{}\"]\n", escape_tag(value)));
+        }
+    }
+}
+
 /// Writes a game as PGN: the Seven Tag Roster (values from `tags`, `?` where absent,
 /// `????.??.??` for the date), then SAN move text wrapped at 79 columns, then `result`.
 ///
@@ -140,27 +173,8 @@ pub fn read_pgn_dir(dir: &std::path::Path) -> std::io::Result<Vec<PgnGame>> {
 /// If a move is not legal in the position reached.
 pub fn write_pgn(tags: &[(&str, &str)], moves: &[Move], result: &str) -> String {
     let mut out = String::new();
-    for key in ["Event", "Site", "Date", "Round", "White", "Black", "Result"] {
-        let value = match key {
-            "Result" => result,
-            _ => tags
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, v)| *v)
-                .unwrap_or(match key {
-                    "Date" => "????.??.??",
-                    _ => "?",
-                }),
-        };
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-        out.push_str(&format!("[{key} \"{value}\"]\n"));
-    }
-    for (key, value) in tags {
-        if !["Event", "Site", "Date", "Round", "White", "Black", "Result"].contains(key) {
-            let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-            out.push_str(&format!("[{key} \"{value}\"]\n"));
-        }
-    }
+    write_roster(&mut out, tags, result);
+    write_other_tags(&mut out, tags, &[]);
     out.push('\n');
     let mut pos = Chess::default();
     let mut words: Vec<String> = Vec::with_capacity(moves.len() * 3 / 2 + 1);

@@ -2,6 +2,7 @@
 //! every move flagged for review (and every skipped cell).
 
 use super::SheetReport;
+use crate::notation::escape_tag;
 
 /// Tag values for the PGN header; unknown ones stay `?` as the PGN standard asks.
 #[derive(Clone, Debug)]
@@ -27,11 +28,6 @@ impl Default for PgnTags {
     }
 }
 
-/// A tag value with `\` and `"` escaped as the PGN standard says.
-fn tag_value(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
 /// Comment text that cannot end the comment early: braces become parentheses.
 fn comment_text(s: &str) -> String {
     s.replace('{', "(").replace('}', ")")
@@ -53,10 +49,13 @@ pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
         ("Source", report.source.as_str()),
     ];
     for (k, v) in header {
-        out.push_str(&format!("[{k} \"{}\"]\n", tag_value(v)));
+        out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
     }
     if !report.notation.is_empty() {
-        out.push_str(&format!("[Notation \"{}\"]\n", tag_value(&report.notation)));
+        out.push_str(&format!(
+            "[Notation \"{}\"]\n",
+            escape_tag(&report.notation)
+        ));
     }
     // A Das sheet has no SAN: its moves are written as the sheet says them.
     let das = report.notation == "das";

@@ -6,6 +6,7 @@
 use shakmaty::Color;
 
 use super::{DasBody, DasMove, DasMoveError, DasSquare, Mover, parse_das_move};
+use crate::notation::{escape_tag, wrap_movetext, write_other_tags, write_roster};
 
 /// One written ply of a Das game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -387,33 +388,17 @@ fn line_tokens(plies: &[DasPly], out: &mut Vec<String>) {
 pub fn write_das_record(game: &DasGame, tags: &[(&str, &str)]) -> String {
     let result = game.result.as_deref().unwrap_or("*");
     let mut out = String::new();
-    let roster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
-    let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
-    for key in roster {
-        let value = match key {
-            "Result" => result,
-            _ => tags
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, v)| *v)
-                .unwrap_or(if key == "Date" { "????.??.??" } else { "?" }),
-        };
-        out.push_str(&format!("[{key} \"{}\"]\n", escape(value)));
-    }
+    write_roster(&mut out, tags, result);
     out.push_str("[Variant \"Das\"]\n");
     if let Some(p) = &game.position {
-        out.push_str(&format!("[Position \"{}\"]\n", escape(&p.describe())));
+        out.push_str(&format!("[Position \"{}\"]\n", escape_tag(&p.describe())));
     }
-    for (key, value) in tags {
-        if !roster.contains(key) && !matches!(*key, "Variant" | "Position") {
-            out.push_str(&format!("[{key} \"{}\"]\n", escape(value)));
-        }
-    }
+    write_other_tags(&mut out, tags, &["Variant", "Position"]);
     out.push('\n');
     let mut words = Vec::new();
     line_tokens(&game.plies, &mut words);
     words.push(result.to_string());
-    crate::notation::wrap_movetext(&words, &mut out);
+    wrap_movetext(&words, &mut out);
     out.push('\n');
     out
 }
