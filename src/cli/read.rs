@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use scoresheet::model::CellModel;
 use scoresheet::notation::Variant;
-use scoresheet::pipeline::{Pipeline, SheetOptions, cell_index};
+use scoresheet::pipeline::{Pipeline, SheetError, SheetOptions, cell_index};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
@@ -250,38 +250,69 @@ fn read_one(
             return o;
         }
     };
+    let what = input.path.display().to_string();
     for page in pages {
         let stem = if page.index == 0 {
             input.stem.clone()
         } else {
             format!("{}_p{}", input.stem, page.index + 1)
         };
-        // Human corrections in an earlier report are honoured and carried over.
-        let corrections = match corrections_for(out, &stem) {
-            Ok(c) => c,
-            Err(e) => {
-                o.errors
-                    .push(format!("{}: {e:#}; not overwritten", input.path.display()));
-                continue;
-            }
+        let target = Target {
+            stem: &stem,
+            what: &what,
+            out,
+            producer,
+            model_name,
         };
-        let options = SheetOptions {
-            locked: locks_of(&corrections),
-        };
-        match pipeline.read_page(page, model, &options) {
-            Ok(sheet) => finish(
-                &mut o,
-                sheet.report,
-                corrections,
-                &stem,
-                out,
-                producer,
-                model_name,
-            ),
-            Err(e) => o.errors.push(e.to_string()),
-        }
+        read_corrected(&mut o, &target, |options| {
+            pipeline
+                .read_page(page, model, options)
+                .map(|sheet| sheet.report)
+        });
     }
     o
+}
+
+/// Where one report goes: its output stem, the name used in messages, and the
+/// producer fields it is stamped with.
+struct Target<'a> {
+    stem: &'a str,
+    what: &'a str,
+    out: Option<&'a Path>,
+    producer: &'a str,
+    model_name: &'a str,
+}
+
+/// Reads one report with the human corrections its earlier report holds (honoured
+/// and carried over) and writes it; a report whose corrections cannot be read is
+/// left alone.
+fn read_corrected(
+    o: &mut Outcome,
+    t: &Target,
+    read: impl FnOnce(&SheetOptions) -> Result<SheetReport, SheetError>,
+) {
+    let corrections = match corrections_for(t.out, t.stem) {
+        Ok(c) => c,
+        Err(e) => {
+            o.errors.push(format!("{}: {e:#}; not overwritten", t.what));
+            return;
+        }
+    };
+    let options = SheetOptions {
+        locked: locks_of(&corrections),
+    };
+    match read(&options) {
+        Ok(report) => finish(
+            o,
+            report,
+            corrections,
+            t.stem,
+            t.out,
+            t.producer,
+            t.model_name,
+        ),
+        Err(e) => o.errors.push(e.to_string()),
+    }
 }
 
 /// Reads the two copies of one game (first page of each file) into one report.
@@ -305,27 +336,17 @@ fn read_pair(
     let Ok(pages) = <[_; 2]>::try_from(pages) else {
         return o;
     };
-    let corrections = match corrections_for(out, stem) {
-        Ok(c) => c,
-        Err(e) => {
-            o.errors.push(format!("{stem}: {e:#}; not overwritten"));
-            return o;
-        }
+    let target = Target {
+        stem,
+        what: stem,
+        out,
+        producer,
+        model_name,
     };
-    let options = SheetOptions {
-        locked: locks_of(&corrections),
-    };
-    match pipeline.read_pair(pages, model, &options) {
-        Ok(pair) => finish(
-            &mut o,
-            pair.report,
-            corrections,
-            stem,
-            out,
-            producer,
-            model_name,
-        ),
-        Err(e) => o.errors.push(e.to_string()),
-    }
+    read_corrected(&mut o, &target, |options| {
+        pipeline
+            .read_pair(pages, model, options)
+            .map(|pair| pair.report)
+    });
     o
 }
