@@ -125,9 +125,14 @@ pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 /// mate_x = `X` (Polish); each may be followed by an evaluation mark.
 pub(crate) type ClassProbs = [f64; 4];
 
-/// Trailing marks of each [`MarkClass`] (glyphs), built from
+/// Trailing marks of each [`MarkClass`] (glyphs), built once from
 /// [`crate::notation::ANNOTATIONS`].
-fn mark_strings() -> [Vec<String>; 4] {
+fn mark_strings() -> &'static [Vec<String>; 4] {
+    static MARKS: std::sync::OnceLock<[Vec<String>; 4]> = std::sync::OnceLock::new();
+    MARKS.get_or_init(build_mark_strings)
+}
+
+fn build_mark_strings() -> [Vec<String>; 4] {
     let ann = crate::notation::ANNOTATIONS;
     let with = |heads: &[&str]| -> Vec<String> {
         heads
@@ -173,7 +178,7 @@ impl Trie {
         let blank = &mut self.alpha[t1..2 * t1];
         blank[0] = 1.0;
         for t in 0..scorer.steps {
-            blank[t + 1] = blank[t] * scorer.y[t * scorer.classes + scorer.blank];
+            blank[t + 1] = blank[t] * scorer.y[scorer.blank * scorer.steps + t];
         }
     }
 
@@ -199,7 +204,7 @@ impl Trie {
             return c;
         }
         let id = self.nodes.len() as u32;
-        let (t1, steps, classes) = (self.steps + 1, self.steps, scorer.classes);
+        let (t1, steps) = (self.steps + 1, self.steps);
         let repeat = self.nodes[parent as usize].class == class;
         let start = self.alpha.len();
         self.alpha.resize(start + 2 * t1, 0.0);
@@ -208,14 +213,25 @@ impl Trie {
         let (p_char, p_blank) = (&before[p..p + t1], &before[p + t1..p + 2 * t1]);
         let (a_char, a_blank) = mine.split_at_mut(t1);
         let (c, b) = (class as usize, scorer.blank);
-        let mut bound = 0.0f32;
+        let emit_c = &scorer.y[c * steps..(c + 1) * steps];
+        let emit_b = &scorer.y[b * steps..(b + 1) * steps];
+        // The recurrences run in registers (a store-to-load round trip per frame would
+        // double their latency).
+        let (mut ac, mut ab) = (0.0f32, 0.0f32);
+        let (p_char, p_blank) = (&p_char[..steps], &p_blank[..steps]);
         for t in 0..steps {
             let from_parent = p_blank[t] + if repeat { 0.0 } else { p_char[t] };
-            let emit = &scorer.y[t * classes..];
-            a_char[t + 1] = (a_char[t] + from_parent) * emit[c];
-            a_blank[t + 1] = (a_blank[t] + a_char[t]) * emit[b];
-            bound += a_char[t + 1] * scorer.rest[t + 1];
+            let next_ab = (ab + ac) * emit_b[t];
+            ac = (ac + from_parent) * emit_c[t];
+            ab = next_ab;
+            a_char[t + 1] = ac;
+            a_blank[t + 1] = ab;
         }
+        let bound: f32 = a_char[1..]
+            .iter()
+            .zip(&scorer.rest[1..])
+            .map(|(a, r)| a * r)
+            .sum();
         let alive = bound > scorer.prune;
         self.nodes.push(Node { class, alive });
         self.children.insert((parent, class), id);
@@ -254,7 +270,7 @@ pub struct CellScorer {
     steps: usize,
     classes: usize,
     blank: usize,
-    /// `[steps][classes]` scaled emissions.
+    /// `[classes][steps]` scaled emissions (a class's frames contiguous).
     y: Vec<f32>,
     /// Natural log of the best path: the sum of the frames' largest log-probabilities.
     best_path: f64,
@@ -295,7 +311,7 @@ impl CellScorer {
             for (c, &v) in row.iter().enumerate() {
                 let e = (v - max).exp();
                 mass[t] += e;
-                y[t * classes + c] = e.max(floor_lin);
+                y[c * steps + t] = e.max(floor_lin);
                 if e > PRESENT {
                     present[c] = true;
                 }
@@ -324,7 +340,7 @@ impl CellScorer {
         // after a body staying blank (most cells carry no mark at all).
         let mut blank_tail = vec![1.0f32; steps + 1];
         for t in (0..steps).rev() {
-            blank_tail[t] = blank_tail[t + 1] * scorer.y[t * classes + blank];
+            blank_tail[t] = blank_tail[t + 1] * scorer.y[blank * steps + t];
         }
         let seen = (-MARK_NATS).exp();
         for k in 0..4 {
@@ -397,11 +413,11 @@ impl CellScorer {
             steps: self.steps,
             classes: self.classes,
             blank: self.blank,
-            y: (0..self.steps)
-                .rev()
-                .flat_map(|t| {
-                    self.y[t * self.classes..(t + 1) * self.classes]
+            y: (0..self.classes)
+                .flat_map(|c| {
+                    self.y[c * self.steps..(c + 1) * self.steps]
                         .iter()
+                        .rev()
                         .copied()
                 })
                 .collect(),

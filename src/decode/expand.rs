@@ -3,12 +3,9 @@
 //! show), a skipped or duplicated cell, a move the player did not write followed by
 //! the cell's own move, and a move a human locked.
 
-use std::collections::HashMap;
-
 use shakmaty::{Chess, Move, Position};
 
 use super::beam::Search;
-use super::ctc::FxBuild;
 use super::evidence::{Evidence, Workspace};
 use super::plausible::plausibility;
 use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Weights, keep_best};
@@ -32,21 +29,57 @@ struct Option_ {
 /// unwritten moves that allow it with their log-weights).
 type Group = (Move, f32, Vec<(Move, f32)>);
 
-/// A legal move packed into 32 bits: equal keys, equal moves (the captured piece
-/// included: the same squares may capture different pieces in different positions).
-fn move_key(m: Move) -> u32 {
-    let kind = match m {
-        Move::Normal { .. } => 0,
-        Move::EnPassant { .. } => 1,
-        Move::Castle { .. } => 2,
-        Move::Put { .. } => 3,
-    };
-    u32::from(m.from().map_or(0, u8::from))
-        | (u32::from(m.to()) << 6)
-        | (m.promotion().map_or(0, |r| r as u32) << 12)
-        | (kind << 15)
-        | ((m.role() as u32) << 17)
-        | (m.capture().map_or(0, |r| r as u32) << 20)
+/// Scratch index from moves to their position in a list: 4096 slots by origin and
+/// destination, each the first list entry with that origin and destination (moves
+/// sharing both, such as promotions, are told apart by a scan from there). Left empty
+/// by [`MoveIndex::clear`].
+struct MoveIndex {
+    slots: Vec<u32>,
+}
+
+impl MoveIndex {
+    fn new() -> MoveIndex {
+        MoveIndex {
+            slots: vec![u32::MAX; 64 * 64],
+        }
+    }
+
+    fn slot(mv: Move) -> usize {
+        usize::from(mv.from().map_or(0, u8::from)) * 64 + usize::from(mv.to())
+    }
+
+    /// Index of `mv` in `items` (whose moves `key` gives), appending `make()` when
+    /// absent.
+    fn find_or_push<T>(
+        &mut self,
+        items: &mut Vec<T>,
+        mv: Move,
+        key: impl Fn(&T) -> Move,
+        make: impl FnOnce() -> T,
+    ) -> usize {
+        let slot = Self::slot(mv);
+        let start = self.slots[slot];
+        let found = if start == u32::MAX {
+            self.slots[slot] = items.len() as u32;
+            None
+        } else {
+            items[start as usize..]
+                .iter()
+                .position(|o| key(o) == mv)
+                .map(|i| i + start as usize)
+        };
+        found.unwrap_or_else(|| {
+            items.push(make());
+            items.len() - 1
+        })
+    }
+
+    /// Empties the slots of these moves (those of a list about to be dropped).
+    fn clear(&mut self, moves: impl Iterator<Item = Move>) {
+        for mv in moves {
+            self.slots[Self::slot(mv)] = u32::MAX;
+        }
+    }
 }
 
 /// Log-sum-exp of log-weights.
@@ -67,43 +100,44 @@ impl Search<'_> {
     }
 
     /// The moves of a beam entry: of its position, or of all candidate positions of
-    /// its pending move.
-    fn options(&self, h: &Hyp) -> Vec<Option_> {
+    /// its pending move, into `out` (emptied first).
+    fn options(&self, h: &Hyp, index: &mut MoveIndex, out: &mut Vec<Option_>) {
+        out.clear();
         match &h.pending {
             None => {
                 let moves = h.pos.legal_moves();
                 let shapes = MoveShape::all(&h.pos, &moves);
-                moves
-                    .iter()
-                    .zip(shapes)
-                    .map(|(&mv, shape)| Option_ {
-                        mv,
-                        shape,
-                        first: 0,
-                        mask: 0,
-                    })
-                    .collect()
+                out.extend(moves.iter().zip(shapes).map(|(&mv, shape)| Option_ {
+                    mv,
+                    shape,
+                    first: 0,
+                    mask: 0,
+                }));
             }
             Some(p) => {
-                let mut out: Vec<Option_> = Vec::new();
-                let mut index: HashMap<u32, usize, FxBuild> = HashMap::default();
+                // The same move from several candidate positions is one option.
                 for (j, member) in p.members.iter().enumerate() {
                     let moves = member.pos.legal_moves();
-                    let shapes = MoveShape::all(&member.pos, &moves);
-                    for (&mv, shape) in moves.iter().zip(shapes) {
-                        let i = *index.entry(move_key(mv)).or_insert_with(|| {
-                            out.push(Option_ {
+                    // Later members mostly repeat earlier members' moves: a member's
+                    // shapes are worked out only when it has a move not seen yet.
+                    let mut shapes: Option<Vec<MoveShape>> = None;
+                    for (k, &mv) in moves.iter().enumerate() {
+                        let i = index.find_or_push(
+                            out,
+                            mv,
+                            |o| o.mv,
+                            || Option_ {
                                 mv,
-                                shape,
+                                shape: shapes
+                                    .get_or_insert_with(|| MoveShape::all(&member.pos, &moves))[k],
                                 first: j,
                                 mask: 0,
-                            });
-                            out.len() - 1
-                        });
+                            },
+                        );
                         out[i].mask |= 1u64 << j;
                     }
                 }
-                out
+                index.clear(out.iter().map(|o| o.mv));
             }
         }
     }
@@ -123,6 +157,12 @@ impl Search<'_> {
         let mut cands = Vec::with_capacity(beam.len() * 12);
         let top = beam.first().map_or(0.0, |h| h.score);
         let any = ev.any_text();
+        let mut index = MoveIndex::new();
+        // Buffers reused from entry to entry.
+        let mut options: Vec<Option_> = Vec::new();
+        let mut reads: Vec<Cand> = Vec::new();
+        let mut replaced: Vec<(Move, f32)> = Vec::new();
+        let mut plaus: Vec<f32> = Vec::new();
         for (b, h) in beam.iter().enumerate() {
             let parent = b as u32;
             let leading = b < p.insert_parents && h.score >= top - p.skip_penalty as f64;
@@ -144,7 +184,7 @@ impl Search<'_> {
                     &members[o.first].pos
                 }
             };
-            let options = self.options(h);
+            self.options(h, &mut index, &mut options);
             let all_members: u64 = if members.is_empty() {
                 0
             } else {
@@ -186,11 +226,21 @@ impl Search<'_> {
 
             // A replaced move is any legal move: the escape's probability is shared.
             let spread = (options.len().max(1) as f32).ln();
-            let mut reads: Vec<Cand> = Vec::new();
-            let mut replaced: Vec<(Move, f32)> = Vec::new();
+            reads.clear();
+            replaced.clear();
             let mut best = f32::NEG_INFINITY;
+            // Plausibility of every move a replacement may be (computed once: it both
+            // weighs the replaced moves and normalises their weights).
+            plaus.clear();
             for o in &options {
                 let pos = position(o);
+                let plausible = if o.first == 0 {
+                    let w = plausibility(pos, &o.mv);
+                    plaus.push(w);
+                    w
+                } else {
+                    0.0
+                };
                 let read = ev.move_score(pos, o.mv, &o.shape, n, self.table, ws);
                 best = best.max(read);
                 let prior = self.prior(pos, &o.mv);
@@ -212,7 +262,7 @@ impl Search<'_> {
                     reads.push(c);
                 } else if o.first == 0 {
                     // (With a pending move, a replacement starts from its first candidate.)
-                    replaced.push((o.mv, tempered + prior + plausibility(pos, &o.mv)));
+                    replaced.push((o.mv, tempered + prior + plausible));
                 }
             }
             keep_best(&mut reads, p.reads_per_parent);
@@ -220,17 +270,18 @@ impl Search<'_> {
 
             if !replaced.is_empty() {
                 // Spread the escape over the legal moves (plausibility-weighted).
-                let norm = lse(options
-                    .iter()
-                    .filter(|o| o.first == 0)
-                    .map(|o| plausibility(position(o), &o.mv)));
+                let norm = lse(plaus.iter().copied());
                 replaced.iter_mut().for_each(|r| r.1 -= norm);
                 let weight = lse(replaced.iter().map(|r| r.1));
+                // Candidates far less likely than the best hardly matter and cost time.
+                let cut = replaced
+                    .iter()
+                    .map(|r| r.1)
+                    .fold(f32::NEG_INFINITY, f32::max)
+                    - MEMBER_SPAN;
+                replaced.retain(|r| r.1 >= cut);
                 replaced.sort_by(|a, b| b.1.total_cmp(&a.1));
                 replaced.truncate(MAX_MEMBERS);
-                // Candidates far less likely than the best hardly matter and cost time.
-                let cut = replaced[0].1 - MEMBER_SPAN;
-                replaced.retain(|r| r.1 >= cut);
                 let score = h.score + (any - p.replace_penalty + weight) as f64;
                 cands.push(Cand::new(
                     score,
@@ -240,7 +291,7 @@ impl Search<'_> {
                     },
                     0.0,
                 ));
-                sets.push(replaced);
+                sets.push(replaced.clone());
             }
 
             let skip_score = (any - p.skip_penalty) as f64;
@@ -289,17 +340,14 @@ impl Search<'_> {
         let norm = lse(first.iter().map(|m| plausibility(&h.pos, m)));
         // then-move -> (its reading, the unwritten moves allowing it)
         let mut groups: Vec<Group> = Vec::new();
-        let mut index: HashMap<u32, usize, FxBuild> = HashMap::default();
+        let mut index = MoveIndex::new();
         for &m1 in &first {
             let mut p1 = h.pos.clone();
             p1.play_unchecked(m1);
             let w1 = self.prior(&h.pos, &m1) + plausibility(&h.pos, &m1) - norm;
             if let Some(san) = lock {
                 if let Ok(m2) = parse_move(&p1, san, Notation::En) {
-                    let i = *index.entry(move_key(m2)).or_insert_with(|| {
-                        groups.push((m2, 0.0, Vec::new()));
-                        groups.len() - 1
-                    });
+                    let i = index.find_or_push(&mut groups, m2, |g| g.0, || (m2, 0.0, Vec::new()));
                     groups[i].2.push((m1, w1));
                 }
                 continue;
@@ -310,10 +358,8 @@ impl Search<'_> {
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
                 if read > any - p.skip_penalty {
                     let read = read + self.prior(&p1, m2);
-                    let i = *index.entry(move_key(*m2)).or_insert_with(|| {
-                        groups.push((*m2, read, Vec::new()));
-                        groups.len() - 1
-                    });
+                    let i =
+                        index.find_or_push(&mut groups, *m2, |g| g.0, || (*m2, read, Vec::new()));
                     groups[i].2.push((m1, w1));
                 }
             }
@@ -321,10 +367,10 @@ impl Search<'_> {
         let mut assumed: Vec<Cand> = Vec::new();
         for (then, read, mut set) in groups {
             let weight = lse(set.iter().map(|s| s.1));
+            let cut = set.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max) - MEMBER_SPAN;
+            set.retain(|m| m.1 >= cut);
             set.sort_by(|a, b| b.1.total_cmp(&a.1));
             set.truncate(MAX_MEMBERS);
-            let cut = set[0].1 - MEMBER_SPAN;
-            set.retain(|m| m.1 >= cut);
             let score = h.score + (read - p.insert_penalty + weight) as f64;
             let act = Act::Assume {
                 set: sets.len() as u32,

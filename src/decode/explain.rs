@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use shakmaty::{Chess, Move, Position, san::SanPlus};
 
 use super::beam::Trace;
+use super::ctc::FxBuild;
 use super::evidence::{Evidence, Workspace};
 use super::state::{Act, Hist, Node};
 use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
@@ -53,7 +54,7 @@ fn posterior(
     let Some(top) = recorded.first().map(|r| r.score) else {
         return (1.0, Vec::new());
     };
-    let mut mass: HashMap<Option<Move>, f64> = HashMap::new();
+    let mut mass: HashMap<Option<Move>, f64, FxBuild> = HashMap::default();
     let mut total = 0.0f64;
     for r in recorded {
         let w = (r.score - top).exp();
