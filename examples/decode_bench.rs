@@ -5,16 +5,20 @@
 //!
 //! Usage: `cargo run --release --example decode_bench -- [games_dir] [--sheets N] [--plies N]
 //! [--widths 8,64] [--fixed-only] [--skip X] [--replace X] [--duplicate X] [--insert X]
-//! [--escapes N] [--share X]` (the last ones override `DecodeParams` for tuning).
+//! [--escapes N] [--share X] [--prior SCALE] [--held-out]` (the last ones override
+//! `DecodeParams` for tuning; `--prior` turns the shipped move prior on at that scale,
+//! as `scoresheet read` does at 0.5; `--held-out` takes only games the prior never
+//! counted: every 20th game of each file).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use scoresheet::decode::simulate::{
     Mistake, Mistakes, NoiseModel, SheetScore, SimSheet, Simulator, model_alphabet, score,
 };
-use scoresheet::decode::{DecodeParams, Decoder};
-use scoresheet::notation::{Habits, Notation, Rng, read_pgn_dir};
+use scoresheet::decode::{DecodeParams, Decoder, FeaturePrior, MovePrior};
+use scoresheet::notation::{Habits, Notation, PgnGame, Rng, read_pgn, read_pgn_dir};
 use shakmaty::Move;
 
 fn main() {
@@ -27,6 +31,7 @@ fn main() {
     let mut kind: Option<usize> = None;
     let mut only: Option<Vec<usize>> = None;
     let mut base = DecodeParams::default();
+    let mut held_out = false;
     let mut it = args.iter();
     let num = |v: Option<&String>, name: &str| -> f32 {
         v.and_then(|s| s.parse().ok())
@@ -68,10 +73,21 @@ fn main() {
             "--insert" => base.insert_penalty = num(it.next(), a),
             "--escapes" => base.escapes_per_parent = num(it.next(), a) as usize,
             "--share" => base.escape_share = num(it.next(), a),
+            "--prior" => {
+                let mut prior = FeaturePrior::shipped().expect("models/prior.json loads");
+                prior.scale = num(it.next(), a);
+                base.prior = Some(Arc::new(prior) as Arc<dyn MovePrior>);
+            }
+            "--held-out" => held_out = true,
             other => dir = PathBuf::from(other),
         }
     }
-    let games = read_pgn_dir(&dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+    let games = if held_out {
+        held_out_games(&dir)
+    } else {
+        read_pgn_dir(&dir)
+    }
+    .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
     let long: Vec<Vec<Move>> = games
         .iter()
         .filter(|g| g.moves.len() >= 120)
@@ -127,6 +143,27 @@ fn main() {
             }
         }
     }
+}
+
+/// Every 20th game of each PGN file (files in name order): the games
+/// `examples/train_prior` leaves out of the shipped prior.
+fn held_out_games(dir: &Path) -> std::io::Result<Vec<PgnGame>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "pgn"));
+    paths.sort();
+    let mut games = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p)?;
+        games.extend(
+            read_pgn(&text)
+                .into_iter()
+                .step_by(20)
+                .filter_map(Result::ok),
+        );
+    }
+    Ok(games)
 }
 
 /// CPU seconds this process has used (user + system), from `/proc/self/stat` on

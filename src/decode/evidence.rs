@@ -11,6 +11,7 @@ use shakmaty::{Chess, Move, Position};
 use super::ctc::{
     CellScorer, ClassProbs, ClassTable, FxBuild, FxHasher, MIN_SCORE, Trie, to_score,
 };
+use super::prior::gives_check;
 use crate::model::{Alphabet, CellScores};
 use crate::notation::{MoveShape, Notation, Script, for_each_body, transliterate};
 
@@ -195,15 +196,17 @@ impl Evidence {
         if s.check - s.plain < CHECK_EPS && s.mate - s.plain < CHECK_EPS {
             return s.plain;
         }
-        let mut next = pos.clone();
-        next.play_unchecked(m);
-        if !next.is_check() {
-            s.plain
-        } else if s.mate - s.check >= CHECK_EPS && next.legal_moves().is_empty() {
-            s.mate
-        } else {
-            s.check
+        if !gives_check(pos, &m) {
+            return s.plain;
         }
+        if s.mate - s.check >= CHECK_EPS {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            if next.legal_moves().is_empty() {
+                return s.mate;
+            }
+        }
+        s.check
     }
 
     /// Score of one exact string, summed over copies (`ws` bound to this cell).

@@ -62,15 +62,57 @@ fn role_index(r: Role) -> usize {
     }
 }
 
-/// The features of legal move `m` in `pos` (indices into [`FEATURES`]).
+/// The features of legal move `m` in `pos` (indices into [`FEATURES`], ascending).
 pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
-    let mut f = Vec::with_capacity(8);
+    let mask = feature_mask(pos, m);
+    (0..FEATURES.len())
+        .filter(|i| mask & (1 << i) != 0)
+        .collect()
+}
+
+/// Whether legal move `m` in `pos` gives check, from the bitboards: the moved piece
+/// attacks the king from its new square, or a slider behind it now does.
+pub fn gives_check(pos: &Chess, m: &Move) -> bool {
+    use shakmaty::{Bitboard, Piece, attacks};
+    let board = pos.board();
+    let turn = pos.turn();
+    let (Some(from), Some(king)) = (m.from(), board.king_of(!turn)) else {
+        return false;
+    };
     if m.is_castle() {
-        f.push(6);
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        return after.is_check();
+    }
+    let to = m.to();
+    let mut occupied = (board.occupied() ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
+    if m.is_en_passant() {
+        occupied ^= Bitboard::from_square(shakmaty::Square::from_coords(to.file(), from.rank()));
+    }
+    let piece = Piece {
+        color: turn,
+        role: m.promotion().unwrap_or(m.role()),
+    };
+    if attacks::attacks(to, piece, occupied).contains(king) {
+        return true;
+    }
+    let ours = board.by_color(turn) & !Bitboard::from_square(from) & !Bitboard::from_square(to);
+    let rooks = board.rooks_and_queens() & ours;
+    let bishops = board.bishops_and_queens() & ours;
+    (attacks::rook_attacks(king, occupied) & rooks).any()
+        || (attacks::bishop_attacks(king, occupied) & bishops).any()
+}
+
+/// The features of legal move `m` in `pos` as bits (bit `i` = [`FEATURES`]`[i]`).
+pub fn feature_mask(pos: &Chess, m: &Move) -> u32 {
+    let mut f = 0u32;
+    let mut push = |i: usize| f |= 1 << i;
+    if m.is_castle() {
+        push(6);
         return f;
     }
     let role = m.role();
-    f.push(role_index(role));
+    push(role_index(role));
     let turn = pos.turn();
     let board = pos.board();
     let from = m.from().expect("chess move");
@@ -79,19 +121,19 @@ pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
     let pieces = board.occupied().count();
     let endgame = pieces <= 12;
     if let Some(taken) = m.capture() {
-        f.push(7);
-        f.push(match taken {
+        push(7);
+        push(match taken {
             Role::Pawn => 8,
             Role::Knight | Role::Bishop => 9,
             Role::Rook => 10,
             _ => 11,
         });
         if role == Role::Pawn {
-            f.push(12);
+            push(12);
         }
     }
     if m.promotion().is_some() {
-        f.push(14);
+        push(14);
     }
     let forward = |r: Rank| {
         if turn == Color::White {
@@ -101,10 +143,10 @@ pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
         }
     };
     if role == Role::Pawn && from.rank().distance(to.rank()) == 2 {
-        f.push(15);
+        push(15);
     }
     if role != Role::Pawn && forward(to.rank()) < forward(from.rank()) {
-        f.push(16);
+        push(16);
     }
     let home = if turn == Color::White {
         Rank::First
@@ -112,46 +154,43 @@ pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
         Rank::Eighth
     };
     if matches!(role, Role::Knight | Role::Bishop) && from.rank() == home {
-        f.push(17);
+        push(17);
     }
     if role == Role::Pawn && matches!(u32::from(from.file()), 0 | 7) {
-        f.push(18);
+        push(18);
     }
     if ply_opening {
-        match role {
-            Role::King => f.push(19),
-            Role::Queen => f.push(20),
-            Role::Pawn => f.push(21),
-            Role::Knight => f.push(22),
-            Role::Bishop => f.push(23),
-            Role::Rook => f.push(24),
-        }
+        push(match role {
+            Role::King => 19,
+            Role::Queen => 20,
+            Role::Pawn => 21,
+            Role::Knight => 22,
+            Role::Bishop => 23,
+            Role::Rook => 24,
+        });
     }
     if endgame {
         match role {
-            Role::Pawn => f.push(25),
-            Role::King => f.push(26),
-            Role::Rook => f.push(27),
+            Role::Pawn => push(25),
+            Role::King => push(26),
+            Role::Rook => push(27),
             _ => {}
         }
     }
     if role == Role::King && pos.is_check() {
-        f.push(28);
+        push(28);
     }
     if role == Role::Pawn && matches!(u32::from(from.file()), 3 | 4) {
-        f.push(29);
+        push(29);
     }
     if role == Role::Rook && (board.pawns() & shakmaty::Bitboard::from_file(to.file())).is_empty() {
-        f.push(30);
+        push(30);
     }
     if matches!(role, Role::Knight | Role::Bishop) && !m.is_capture() && from.rank() != home {
-        f.push(31);
+        push(31);
     }
-    // Check last: it needs the position after the move.
-    let mut after = pos.clone();
-    after.play_unchecked(*m);
-    if after.is_check() {
-        f.push(13);
+    if gives_check(pos, m) {
+        push(13);
     }
     f
 }
@@ -253,11 +292,13 @@ impl FeaturePrior {
 
 impl MovePrior for FeaturePrior {
     fn log_prior(&self, pos: &Chess, m: &Move) -> f32 {
-        self.scale
-            * features(pos, m)
-                .into_iter()
-                .map(|i| self.weights[i])
-                .sum::<f32>()
+        let mut mask = feature_mask(pos, m);
+        let mut sum = 0.0f32;
+        while mask != 0 {
+            sum += self.weights[mask.trailing_zeros() as usize];
+            mask &= mask - 1;
+        }
+        self.scale * sum
     }
 }
 
@@ -275,6 +316,48 @@ mod tests {
             pos.play_unchecked(m);
         }
         (pos, moves)
+    }
+
+    #[test]
+    fn gives_check_agrees_with_playing_the_move() {
+        // Random games, biased towards captures, checks and pawn pushes so that
+        // discovered checks, en passant and promotions all occur.
+        let mut rng = crate::notation::Rng::new(7);
+        let (mut checks, mut moves_seen, mut ep, mut promos) = (0, 0, 0, 0);
+        for _ in 0..300 {
+            let mut pos = Chess::default();
+            for _ in 0..160 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for m in &moves {
+                    let mut after = pos.clone();
+                    after.play_unchecked(*m);
+                    assert_eq!(
+                        gives_check(&pos, m),
+                        after.is_check(),
+                        "{m} in {}",
+                        shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                    );
+                    checks += usize::from(after.is_check());
+                    ep += usize::from(m.is_en_passant());
+                    promos += usize::from(m.is_promotion());
+                    moves_seen += 1;
+                }
+                let pawnish: Vec<&Move> = moves
+                    .iter()
+                    .filter(|m| m.role() == Role::Pawn || m.is_capture())
+                    .collect();
+                let m = if !pawnish.is_empty() && rng.unit() < 0.6 {
+                    *pawnish[rng.below(pawnish.len())]
+                } else {
+                    moves[rng.below(moves.len())]
+                };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(moves_seen > 100_000 && checks > 1000 && ep > 10 && promos > 100);
     }
 
     #[test]
