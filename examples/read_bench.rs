@@ -3,9 +3,11 @@
 //! `scoresheet read` runs them (one model per worker, sheets in parallel).
 //!
 //! ```text
-//! cargo run --release --example read_bench -- [--jobs N] [--repeat K] [--beam W] FOLDER
+//! cargo run --release --example read_bench -- [--jobs N] [--repeat K] [--beam W] [--stages] FOLDER
 //! ```
-//! `--repeat 3` over the 177 HCS pages gives a 531-page batch.
+//! `--repeat 3` over the 177 HCS pages gives a 531-page batch. `--stages` instead
+//! reads the folder once on one core and prints the time of each stage per page
+//! (load + deskew, grid, crops, model, decode).
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -25,6 +27,7 @@ fn peak_rss_mb() -> Option<f64> {
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut jobs, mut repeat, mut beam, mut folder) = (2usize, 1usize, 64usize, None);
+    let mut stages = false;
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
             args.next()
@@ -35,6 +38,7 @@ fn main() {
             "--jobs" => jobs = num("--jobs"),
             "--repeat" => repeat = num("--repeat"),
             "--beam" => beam = num("--beam"),
+            "--stages" => stages = true,
             _ => folder = Some(PathBuf::from(a)),
         }
     }
@@ -49,6 +53,10 @@ fn main() {
         })
         .collect();
     files.sort();
+    if stages {
+        stage_times(&files, beam);
+        return;
+    }
     let batch: Vec<PathBuf> = (0..repeat).flat_map(|_| files.iter().cloned()).collect();
 
     let runtime = RuntimeParams {
@@ -98,4 +106,72 @@ fn main() {
         Some(mb) => println!("peak resident memory: {mb:.0} MB"),
         None => println!("peak resident memory: unknown (no /proc/self/status)"),
     }
+}
+
+/// One core, stage by stage, as `Pipeline::read_page` runs them (no header-row check:
+/// HCS tables have no ruled number column).
+fn stage_times(files: &[PathBuf], beam: usize) {
+    use scoresheet::decode::Decoder;
+    use scoresheet::grid;
+    use scoresheet::model::{CellModel, CellScores};
+    let runtime = RuntimeParams {
+        threads: 1,
+        ..RuntimeParams::default()
+    };
+    let mut model = OrtModel::embedded(&runtime).expect("model");
+    let mut params = PipelineParams::default();
+    params.decode.beam_width = beam;
+    let decoder = Decoder::new(model.alphabet(), params.decode.clone());
+    let mut ms = [0.0f64; 5];
+    let (mut pages, mut cells, mut inked) = (0usize, 0usize, 0usize);
+    let mut lap = Instant::now();
+    let mut tick = |slot: usize, ms: &mut [f64; 5]| {
+        ms[slot] += lap.elapsed().as_secs_f64() * 1e3;
+        lap = Instant::now();
+    };
+    for path in files {
+        let Ok(loaded) = scoresheet::page::load_pages(path, &params.page) else {
+            continue;
+        };
+        tick(0, &mut ms);
+        for page in loaded {
+            let Ok(g) = grid::find_grid(&page, &params.grid) else {
+                continue;
+            };
+            tick(1, &mut ms);
+            let last = g.cells.iter().rposition(|c| c.ink >= params.blank_ink);
+            let used = last.map_or(0, |i| (i + 1 + params.trailing_cells).min(g.cells.len()));
+            let keep: Vec<usize> = (0..used)
+                .filter(|&i| g.cells[i].ink >= params.model_ink)
+                .collect();
+            let crops: Vec<_> = keep.iter().map(|&i| grid::crop(&page, &g.cells[i])).collect();
+            tick(2, &mut ms);
+            let read = model.read(&crops).expect("model reads");
+            tick(3, &mut ms);
+            let steps = read.first().map_or(8, |r| r.steps);
+            let mut scores: Vec<CellScores> = (0..used)
+                .map(|_| CellScores::blank(steps, model.alphabet()))
+                .collect();
+            for (i, r) in keep.iter().zip(read) {
+                scores[*i] = r;
+            }
+            let _ = decoder.decode(&scores);
+            tick(4, &mut ms);
+            pages += 1;
+            cells += used;
+            inked += keep.len();
+        }
+    }
+    let per = |v: f64| v / pages.max(1) as f64;
+    println!(
+        "{pages} pages on one core, ms per page: load + deskew {:.1}, grid {:.1}, crops {:.1}, model {:.1} ({:.1} cells, {:.1} sent), decode {:.1}; total {:.1}",
+        per(ms[0]),
+        per(ms[1]),
+        per(ms[2]),
+        per(ms[3]),
+        per(cells as f64),
+        per(inked as f64),
+        per(ms[4]),
+        per(ms.iter().sum())
+    );
 }

@@ -41,7 +41,9 @@ pub fn estimate_skew(mask: &Mask, max_deg: f32) -> f32 {
         for &(dx, y) in &points {
             let b = y - t * dx + pad as f32;
             if b >= 0.0 && (b as usize) < bins {
-                let (i, f) = (b as usize, b.fract());
+                // (b >= 0: truncation is the integer part, without a libm call.)
+                let i = b as usize;
+                let f = b - i as f32;
                 hist[i] += 1.0 - f;
                 hist[i + 1] += f;
             }

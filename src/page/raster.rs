@@ -69,21 +69,46 @@ pub fn adaptive_dark(img: &GrayImage, r: usize, min_contrast: f32, rel_contrast:
         }
     }
     let mut data = vec![0u8; w * h];
+    // Per row: column sums of the window's rows (`col[x]` = sum of columns `< x`),
+    // then each pixel's window sum is a difference of two of them.
+    let mut col = vec![0u32; iw];
     for y in 0..h {
         let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-        for x in 0..w {
-            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
-            let sum = integral[y1 * iw + x1]
-                .wrapping_sub(integral[y0 * iw + x1])
-                .wrapping_sub(integral[y1 * iw + x0])
-                .wrapping_add(integral[y0 * iw + x0]);
+        let (top, bottom) = (&integral[y0 * iw..(y0 + 1) * iw], &integral[y1 * iw..(y1 + 1) * iw]);
+        for ((c, &b), &t) in col.iter_mut().zip(bottom).zip(top) {
+            *c = b.wrapping_sub(t);
+        }
+        let rows = (y1 - y0) as f32;
+        let row = &src[y * w..(y + 1) * w];
+        let out = &mut data[y * w..(y + 1) * w];
+        let dark = |v: u8, sum: u32, n: f32| -> u8 {
             // v < mean - max(c, rel * mean), multiplied through by the window size.
-            let n = ((y1 - y0) * (x1 - x0)) as f32;
             let s = sum as f32;
-            let v = f32::from(src[y * w + x]) * n;
-            if v < s - (min_contrast * n).max(rel_contrast * s) {
-                data[y * w + x] = 1;
+            u8::from(f32::from(v) * n < s - (min_contrast * n).max(rel_contrast * s))
+        };
+        let edge = |x: usize| -> u8 {
+            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+            dark(row[x], col[x1].wrapping_sub(col[x0]), rows * (x1 - x0) as f32)
+        };
+        if w <= 2 * r + 1 {
+            for (x, o) in out.iter_mut().enumerate() {
+                *o = edge(x);
             }
+            continue;
+        }
+        for x in (0..r).chain(w - r - 1..w) {
+            out[x] = edge(x);
+        }
+        // Interior: full-width windows.
+        let n = rows * (2 * r + 1) as f32;
+        let interior = w - 2 * r - 1;
+        for (((o, &v), &hi), &lo) in out[r..r + interior]
+            .iter_mut()
+            .zip(&row[r..r + interior])
+            .zip(&col[2 * r + 1..2 * r + 1 + interior])
+            .zip(&col[..interior])
+        {
+            *o = dark(v, hi.wrapping_sub(lo), n);
         }
     }
     Mask {
@@ -212,6 +237,41 @@ pub fn rotate(img: &GrayImage, deg: f32, fill: u8, out_w: u32, out_h: u32) -> Gr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definition, pixel by pixel.
+    fn adaptive_dark_naive(img: &GrayImage, r: usize, c: f32, rel: f32) -> Vec<u8> {
+        let (w, h) = (img.width() as usize, img.height() as usize);
+        let mut out = vec![0u8; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+                let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+                let mut s = 0u32;
+                for yy in y0..y1 {
+                    for xx in x0..x1 {
+                        s += u32::from(img.get_pixel(xx as u32, yy as u32)[0]);
+                    }
+                }
+                let n = ((y1 - y0) * (x1 - x0)) as f32;
+                let v = f32::from(img.get_pixel(x as u32, y as u32)[0]) * n;
+                out[y * w + x] = u8::from(v < s as f32 - (c * n).max(rel * s as f32));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn adaptive_dark_matches_its_definition() {
+        let mut rng = crate::notation::Rng::new(3);
+        for (w, h, r) in [(40, 30, 3), (7, 9, 3), (5, 5, 7), (64, 20, 12), (1, 1, 2)] {
+            let img = GrayImage::from_fn(w, h, |_, _| image::Luma([(rng.unit() * 255.0) as u8]));
+            let got = adaptive_dark(&img, r, 10.0, 0.08);
+            assert_eq!(got.data, adaptive_dark_naive(&img, r, 10.0, 0.08), "{w}x{h} r={r}");
+            if w * h >= 100 {
+                assert!(got.data.contains(&1) && got.data.contains(&0), "{w}x{h}: both kinds");
+            }
+        }
+    }
     use image::Luma;
 
     #[test]
