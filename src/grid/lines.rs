@@ -15,6 +15,9 @@ pub enum Axis {
 /// Keeps the dark pixels lying on runs of at least `min_len` pixels along `axis`,
 /// a run bridging gaps of up to `max_gap` light pixels (broken or faint ruling).
 pub fn long_runs(mask: &Mask, axis: Axis, min_len: usize, max_gap: usize) -> Mask {
+    if axis == Axis::Vertical {
+        return long_vertical_runs(mask, min_len, max_gap);
+    }
     let (w, h) = (mask.width, mask.height);
     let mut out = vec![0u8; w * h];
     let (lines, len) = match axis {
@@ -49,6 +52,50 @@ pub fn long_runs(mask: &Mask, axis: Axis, min_len: usize, max_gap: usize) -> Mas
                 }
             }
             pos = end.max(start + 1);
+        }
+    }
+    Mask {
+        width: w,
+        height: h,
+        data: out,
+    }
+}
+
+/// [`long_runs`] along columns, scanning the mask row by row (memory order): each
+/// column keeps its open run, closed when a gap grows past `max_gap`.
+fn long_vertical_runs(mask: &Mask, min_len: usize, max_gap: usize) -> Mask {
+    let (w, h) = (mask.width, mask.height);
+    let mut out = vec![0u8; w * h];
+    // Per column: first and last dark row of the open run (`usize::MAX`: none).
+    let mut start = vec![usize::MAX; w];
+    let mut last = vec![0usize; w];
+    let close = |x: usize, start: usize, last: usize, out: &mut [u8]| {
+        if last + 1 - start >= min_len {
+            for y in start..=last {
+                out[y * w + x] = mask.data[y * w + x];
+            }
+        }
+    };
+    for y in 0..h {
+        let row = &mask.data[y * w..(y + 1) * w];
+        for (x, &v) in row.iter().enumerate() {
+            if v == 0 {
+                continue;
+            }
+            if start[x] != usize::MAX && y - last[x] - 1 <= max_gap {
+                last[x] = y;
+            } else {
+                if start[x] != usize::MAX {
+                    close(x, start[x], last[x], &mut out);
+                }
+                start[x] = y;
+                last[x] = y;
+            }
+        }
+    }
+    for x in 0..w {
+        if start[x] != usize::MAX {
+            close(x, start[x], last[x], &mut out);
         }
     }
     Mask {
@@ -344,6 +391,33 @@ mod tests {
         let v = long_runs(&m, Axis::Vertical, 4, 0);
         assert_eq!(v.data.iter().filter(|&&v| v != 0).count(), 4); // only column 2
         assert!(v.get(2, 3));
+    }
+
+    #[test]
+    fn vertical_runs_are_horizontal_runs_of_the_transpose() {
+        let mut rng = crate::notation::Rng::new(11);
+        for (w, h, density) in [(30, 50, 0.5), (17, 80, 0.8), (1, 9, 0.9), (40, 3, 0.6)] {
+            let data: Vec<u8> = (0..w * h).map(|_| u8::from(rng.unit() < density)).collect();
+            let m = Mask {
+                width: w,
+                height: h,
+                data,
+            };
+            let t = Mask {
+                width: h,
+                height: w,
+                data: (0..w * h).map(|i| m.data[(i % h) * w + i / h]).collect(),
+            };
+            for (min_len, max_gap) in [(1, 0), (4, 1), (6, 2), (3, 0)] {
+                let v = long_runs(&m, Axis::Vertical, min_len, max_gap);
+                let ht = long_runs(&t, Axis::Horizontal, min_len, max_gap);
+                for x in 0..w {
+                    for y in 0..h {
+                        assert_eq!(v.data[y * w + x], ht.data[x * h + y], "{w}x{h} ({x},{y})");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
