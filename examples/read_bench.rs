@@ -121,6 +121,9 @@ fn stage_times(files: &[PathBuf], beam: usize) {
     let mut model = OrtModel::embedded(&runtime).expect("model");
     let mut params = PipelineParams::default();
     params.decode.beam_width = beam;
+    if std::env::var("FIXED_EN").is_ok() {
+        params.decode.notation = Some(scoresheet::notation::Notation::En);
+    }
     let decoder = Decoder::new(model.alphabet(), params.decode.clone());
     let mut ms = [0.0f64; 5];
     let (mut pages, mut cells, mut inked) = (0usize, 0usize, 0usize);

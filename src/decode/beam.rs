@@ -246,19 +246,26 @@ pub(crate) fn decode(
                     (n, first.score)
                 })
                 .collect();
+            // Notations the opening cells leave in doubt are compared over the whole
+            // sheet, still with the narrow beam; the best is then decoded in full.
             let top = scores.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
-            let mut best: Option<(Notation, Trace)> = None;
-            for (n, score) in scores.iter_mut() {
-                if *score < top - params.auto_margin as f64 {
-                    continue;
-                }
-                let trace = search(*n, params.beam_width, end, &mut evidence);
-                *score = trace.score;
-                if best.as_ref().is_none_or(|(_, t)| trace.score > t.score) {
-                    best = Some((*n, trace));
+            let close: Vec<usize> = (0..scores.len())
+                .filter(|&i| scores[i].1 >= top - params.auto_margin as f64)
+                .collect();
+            if close.len() > 1 && end > params.auto_cells {
+                for &i in &close {
+                    let n = scores[i].0;
+                    scores[i].1 = search(n, params.auto_beam_width, end, &mut evidence).score;
                 }
             }
-            let (n, trace) = best.expect("at least the best notation is decoded in full");
+            let best = close
+                .iter()
+                .copied()
+                .max_by(|&a, &b| scores[a].1.total_cmp(&scores[b].1))
+                .expect("some notation scores best");
+            let n = scores[best].0;
+            let trace = search(n, params.beam_width, end, &mut evidence);
+            scores[best].1 = trace.score;
             (n, trace, scores)
         }
     };

@@ -53,15 +53,6 @@ impl ClassTable {
         table
     }
 
-    /// Class of one canonical glyph.
-    pub fn class(&self, c: char) -> Option<u16> {
-        match self.ascii.get(c as usize) {
-            Some(&k) if k != u16::MAX => Some(k),
-            Some(_) => None,
-            None => self.other.iter().find(|(o, _)| *o == c).map(|(_, k)| *k),
-        }
-    }
-
     /// Class indices of a canonical glyph string into `out`; false if a glyph is not
     /// in the alphabet.
     pub fn encode_into(&self, glyphs: &str, out: &mut Vec<u16>) -> bool {

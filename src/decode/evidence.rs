@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, File, Move, Position, Rank, Square};
 
 use super::ctc::{
     CellScorer, ClassProbs, ClassTable, FxBuild, FxHasher, MIN_SCORE, Trie, to_score,
@@ -66,6 +66,9 @@ pub(crate) struct Evidence {
     pub greedy: String,
     /// Keyed by the notation and [`MoveShape::key`].
     cache: HashMap<u32, MoveScores, FxBuild>,
+    /// Squares (bit = square index) whose file or rank glyph shows somewhere in some
+    /// copy: a move to any other square (castling aside) cannot be in the cell.
+    shown: u64,
 }
 
 impl Evidence {
@@ -76,7 +79,19 @@ impl Evidence {
             .map(|c| CellScorer::new(c, alphabet, floor))
             .collect();
         let blank = scorers.iter().all(|s| s.empty_logp() > 0.5f64.ln());
+        let shows = |c: char| {
+            alphabet
+                .class_of(c)
+                .is_some_and(|k| scorers.iter().any(|s| s.present(k as u16)))
+        };
+        let files: Vec<bool> = File::ALL.iter().map(|f| shows(f.char())).collect();
+        let ranks: Vec<bool> = Rank::ALL.iter().map(|r| shows(r.char())).collect();
+        let shown = Square::ALL
+            .iter()
+            .filter(|sq| files[sq.file() as usize] || ranks[sq.rank() as usize])
+            .fold(0u64, |m, &sq| m | 1u64 << u32::from(sq));
         Evidence {
+            shown,
             blank,
             greedy: copies
                 .first()
@@ -119,12 +134,8 @@ impl Evidence {
         // Every written form names the destination square (castling aside): when
         // neither of its glyphs shows anywhere in any copy, the cell cannot be this
         // move (short of two misread glyphs, which no escape is worse than).
-        if shape.castle.is_none() {
-            let file = table.class(shape.to.file().char());
-            let rank = table.class(shape.to.rank().char());
-            let shows =
-                |c: Option<u16>| c.is_some_and(|c| self.copies.iter().any(|s| s.present(c)));
-            if !shows(file) && !shows(rank) {
+        if shape.castle.is_none() && !self.may_show(shape.to) {
+            {
                 let none = MoveScores {
                     plain: MIN_SCORE,
                     check: MIN_SCORE,
@@ -179,6 +190,18 @@ impl Evidence {
         }
         self.cache.insert(key, total);
         total
+    }
+
+    /// Whether a move to `to` may be in the cell at all (see [`Evidence::scores`]);
+    /// castling is never ruled out.
+    pub fn may_show(&self, to: Square) -> bool {
+        self.shown & (1u64 << u32::from(to)) != 0
+    }
+
+    /// Whether legal move `m` certainly scores [`MIN_SCORE`] here: it goes to a square
+    /// the cell does not show and is not castling.
+    pub fn rules_out(&self, m: &Move) -> bool {
+        !m.is_castle() && !self.may_show(m.to())
     }
 
     /// The cell score of legal move `m` (with shape `shape`) in `pos`: its check state

@@ -6,6 +6,7 @@
 use shakmaty::{Chess, Move, Position};
 
 use super::beam::Search;
+use super::ctc::MIN_SCORE;
 use super::evidence::{Evidence, Workspace};
 use super::plausible::plausibility;
 use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Weights, keep_best};
@@ -241,7 +242,11 @@ impl Search<'_> {
                 } else {
                     0.0
                 };
-                let read = ev.move_score(pos, o.mv, &o.shape, n, self.table, ws);
+                let read = if ev.rules_out(&o.mv) {
+                    MIN_SCORE
+                } else {
+                    ev.move_score(pos, o.mv, &o.shape, n, self.table, ws)
+                };
                 best = best.max(read);
                 let prior = self.prior(pos, &o.mv);
                 let tempered = p.replace_temper * (read - any).max(-50.0);
@@ -353,8 +358,15 @@ impl Search<'_> {
                 continue;
             }
             let moves = p1.legal_moves();
+            // (A move the cell cannot show scores far below the skip: no group.)
+            if moves.iter().all(|m| ev.rules_out(m)) {
+                continue;
+            }
             let shapes = MoveShape::all(&p1, &moves);
             for (m2, shape) in moves.iter().zip(&shapes) {
+                if ev.rules_out(m2) {
+                    continue;
+                }
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
                 if read > any - p.skip_penalty {
                     let read = read + self.prior(&p1, m2);
