@@ -217,7 +217,18 @@ pub(crate) fn decode(
     let end = game_end(&evidence);
     let table = ClassTable::new(alphabet);
     let mut ws = Workspace::default();
-    let mut search = |n: Notation, width: usize, cells: usize, evidence: &mut [Evidence]| {
+    // The quick notation comparison looks for no unwritten moves: a notation that
+    // does not fit would try one at nearly every cell, for nothing.
+    let quick_params = DecodeParams {
+        insert_parents: 0,
+        ..params.clone()
+    };
+    let mut search = |n: Notation, quick: bool, cells: usize, evidence: &mut [Evidence]| {
+        let (params, width) = if quick {
+            (&quick_params, params.auto_beam_width)
+        } else {
+            (params, params.beam_width)
+        };
         Search {
             table: &table,
             params,
@@ -229,7 +240,7 @@ pub(crate) fn decode(
 
     let (notation, trace, notation_scores) = match params.notation {
         Some(n) => {
-            let trace = search(n, params.beam_width, end, &mut evidence);
+            let trace = search(n, false, end, &mut evidence);
             let score = trace.score;
             (n, trace, vec![(n, score)])
         }
@@ -237,12 +248,7 @@ pub(crate) fn decode(
             let mut scores: Vec<(Notation, f64)> = Notation::ALL
                 .iter()
                 .map(|&n| {
-                    let first = search(
-                        n,
-                        params.auto_beam_width,
-                        end.min(params.auto_cells),
-                        &mut evidence,
-                    );
+                    let first = search(n, true, end.min(params.auto_cells), &mut evidence);
                     (n, first.score)
                 })
                 .collect();
@@ -255,7 +261,7 @@ pub(crate) fn decode(
             if close.len() > 1 && end > params.auto_cells {
                 for &i in &close {
                     let n = scores[i].0;
-                    scores[i].1 = search(n, params.auto_beam_width, end, &mut evidence).score;
+                    scores[i].1 = search(n, true, end, &mut evidence).score;
                 }
             }
             let best = close
@@ -264,7 +270,7 @@ pub(crate) fn decode(
                 .max_by(|&a, &b| scores[a].1.total_cmp(&scores[b].1))
                 .expect("some notation scores best");
             let n = scores[best].0;
-            let trace = search(n, params.beam_width, end, &mut evidence);
+            let trace = search(n, false, end, &mut evidence);
             scores[best].1 = trace.score;
             (n, trace, scores)
         }

@@ -116,12 +116,14 @@ pub struct DecodeParams {
     /// Optional move prior; `None` weighs all legal moves alike.
     pub prior: Option<Arc<dyn MovePrior>>,
     /// Beam width of the first pass that compares notations when `notation` is `None`
-    /// ...
+    /// (a pass that looks for no unwritten moves: a notation that does not fit the
+    /// sheet would try one at nearly every cell) ...
     pub auto_beam_width: usize,
     /// ... over this many first cells.
     pub auto_cells: usize,
     /// Notations whose first-pass score is within this many nats of the best are
-    /// decoded in full before choosing.
+    /// compared again over the whole sheet (same narrow pass); the best is then
+    /// decoded in full.
     pub auto_margin: f32,
 }
 

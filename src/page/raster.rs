@@ -74,7 +74,10 @@ pub fn adaptive_dark(img: &GrayImage, r: usize, min_contrast: f32, rel_contrast:
     let mut col = vec![0u32; iw];
     for y in 0..h {
         let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-        let (top, bottom) = (&integral[y0 * iw..(y0 + 1) * iw], &integral[y1 * iw..(y1 + 1) * iw]);
+        let (top, bottom) = (
+            &integral[y0 * iw..(y0 + 1) * iw],
+            &integral[y1 * iw..(y1 + 1) * iw],
+        );
         for ((c, &b), &t) in col.iter_mut().zip(bottom).zip(top) {
             *c = b.wrapping_sub(t);
         }
@@ -88,7 +91,11 @@ pub fn adaptive_dark(img: &GrayImage, r: usize, min_contrast: f32, rel_contrast:
         };
         let edge = |x: usize| -> u8 {
             let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
-            dark(row[x], col[x1].wrapping_sub(col[x0]), rows * (x1 - x0) as f32)
+            dark(
+                row[x],
+                col[x1].wrapping_sub(col[x0]),
+                rows * (x1 - x0) as f32,
+            )
         };
         if w <= 2 * r + 1 {
             for (x, o) in out.iter_mut().enumerate() {
@@ -266,9 +273,16 @@ mod tests {
         for (w, h, r) in [(40, 30, 3), (7, 9, 3), (5, 5, 7), (64, 20, 12), (1, 1, 2)] {
             let img = GrayImage::from_fn(w, h, |_, _| image::Luma([(rng.unit() * 255.0) as u8]));
             let got = adaptive_dark(&img, r, 10.0, 0.08);
-            assert_eq!(got.data, adaptive_dark_naive(&img, r, 10.0, 0.08), "{w}x{h} r={r}");
+            assert_eq!(
+                got.data,
+                adaptive_dark_naive(&img, r, 10.0, 0.08),
+                "{w}x{h} r={r}"
+            );
             if w * h >= 100 {
-                assert!(got.data.contains(&1) && got.data.contains(&0), "{w}x{h}: both kinds");
+                assert!(
+                    got.data.contains(&1) && got.data.contains(&0),
+                    "{w}x{h}: both kinds"
+                );
             }
         }
     }
