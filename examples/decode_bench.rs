@@ -18,7 +18,7 @@ use scoresheet::decode::simulate::{
     Mistake, Mistakes, NoiseModel, SheetScore, SimSheet, Simulator, model_alphabet, score,
 };
 use scoresheet::decode::{DecodeParams, Decoder, FeaturePrior, MovePrior};
-use scoresheet::notation::{Habits, Notation, PgnGame, Rng, read_pgn, read_pgn_dir};
+use scoresheet::notation::{Habits, Notation, PgnGame, Rng, pgn_files, read_pgn, read_pgn_dir};
 use shakmaty::Move;
 
 fn main() {
@@ -148,13 +148,8 @@ fn main() {
 /// Every 20th game of each PGN file (files in name order): the games
 /// `examples/train_prior` leaves out of the shipped prior.
 fn held_out_games(dir: &Path) -> std::io::Result<Vec<PgnGame>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    paths.retain(|p| p.extension().is_some_and(|e| e == "pgn"));
-    paths.sort();
     let mut games = Vec::new();
-    for p in paths {
+    for p in pgn_files(dir)? {
         let text = std::fs::read_to_string(&p)?;
         games.extend(
             read_pgn(&text)

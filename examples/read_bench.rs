@@ -147,7 +147,10 @@ fn stage_times(files: &[PathBuf], beam: usize) {
             let keep: Vec<usize> = (0..used)
                 .filter(|&i| g.cells[i].ink >= params.model_ink)
                 .collect();
-            let crops: Vec<_> = keep.iter().map(|&i| grid::crop(&page, &g.cells[i])).collect();
+            let crops: Vec<_> = keep
+                .iter()
+                .map(|&i| grid::crop(&page, &g.cells[i]))
+                .collect();
             tick(2, &mut ms);
             let read = model.read(&crops).expect("model reads");
             tick(3, &mut ms);

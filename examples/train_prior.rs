@@ -10,19 +10,13 @@
 use std::path::PathBuf;
 
 use scoresheet::decode::FeaturePrior;
-use scoresheet::notation::read_pgn;
+use scoresheet::notation::{pgn_files, read_pgn};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "../shared/data/games".into()));
     let out = PathBuf::from(args.next().unwrap_or_else(|| "models/prior.json".into()));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
-        .collect();
-    files.sort();
+    let files = pgn_files(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut games = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();

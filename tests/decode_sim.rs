@@ -22,7 +22,7 @@ use scoresheet::decode::simulate::{
 use std::sync::Arc;
 
 use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder, FeaturePrior, MovePrior};
-use scoresheet::notation::{Habits, Notation, Rng, read_pgn, write_pgn};
+use scoresheet::notation::{Habits, Notation, Rng, pgn_files, read_pgn, write_pgn};
 use shakmaty::{Chess, Move, Position};
 
 const GAMES: usize = 500;
@@ -39,13 +39,7 @@ fn games() -> Option<Vec<Vec<Move>>> {
     }
     // Only games the shipped move prior never counted: every 20th game of each
     // file (`examples/train_prior` leaves exactly these out).
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("readable games folder")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
-        .collect();
-    files.sort();
+    let files = pgn_files(&dir).expect("readable games folder");
     let mut long: Vec<Vec<Move>> = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("readable PGN");

@@ -114,19 +114,27 @@ pub fn read_pgn(text: &str) -> Vec<Result<PgnGame, PgnError>> {
     out
 }
 
+/// The `.pgn` files directly in `dir`, in name order.
+///
+/// # Errors
+/// When the folder cannot be listed.
+pub fn pgn_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "pgn"));
+    paths.sort();
+    Ok(paths)
+}
+
 /// Reads every `*.pgn` file of `dir` (in file-name order) and returns the games that
 /// replay; games that do not are dropped.
 ///
 /// # Errors
 /// When the folder or one of its files cannot be read.
 pub fn read_pgn_dir(dir: &std::path::Path) -> std::io::Result<Vec<PgnGame>> {
-    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    paths.retain(|p| p.extension().is_some_and(|e| e == "pgn"));
-    paths.sort();
     let mut games = Vec::new();
-    for p in paths {
+    for p in pgn_files(dir)? {
         let text = std::fs::read_to_string(&p)?;
         games.extend(read_pgn(&text).into_iter().filter_map(Result::ok));
     }
