@@ -324,6 +324,7 @@ mod tests {
         // discovered checks, en passant and promotions all occur.
         let mut rng = crate::notation::Rng::new(7);
         let (mut checks, mut moves_seen, mut ep, mut promos) = (0, 0, 0, 0);
+        let mut discovered = 0;
         for _ in 0..300 {
             let mut pos = Chess::default();
             for _ in 0..160 {
@@ -341,6 +342,20 @@ mod tests {
                         shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
                     );
                     checks += usize::from(after.is_check());
+                    if after.is_check() && !m.is_castle() && !m.is_en_passant() {
+                        // Discovered: the moved piece itself does not attack the king.
+                        use shakmaty::{Bitboard, Piece, attacks};
+                        let king = pos.board().king_of(!pos.turn()).unwrap();
+                        let occupied = (pos.board().occupied()
+                            ^ Bitboard::from_square(m.from().unwrap()))
+                            | Bitboard::from_square(m.to());
+                        let piece = Piece {
+                            color: pos.turn(),
+                            role: m.promotion().unwrap_or(m.role()),
+                        };
+                        discovered +=
+                            usize::from(!attacks::attacks(m.to(), piece, occupied).contains(king));
+                    }
                     ep += usize::from(m.is_en_passant());
                     promos += usize::from(m.is_promotion());
                     moves_seen += 1;
@@ -358,6 +373,7 @@ mod tests {
             }
         }
         assert!(moves_seen > 100_000 && checks > 1000 && ep > 10 && promos > 100);
+        assert!(discovered > 100, "{discovered} discovered checks");
     }
 
     #[test]
