@@ -116,7 +116,7 @@ pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 /// mate_x = `X` (Polish); each may be followed by an evaluation mark.
 pub(crate) type ClassProbs = [f64; 4];
 
-/// Trailing marks of each [`MarkClass`] (glyphs), built once from
+/// Trailing marks of each [`ClassProbs`] class (glyphs), built once from
 /// [`crate::notation::ANNOTATIONS`].
 fn mark_strings() -> &'static [Vec<String>; 4] {
     static MARKS: std::sync::OnceLock<[Vec<String>; 4]> = std::sync::OnceLock::new();

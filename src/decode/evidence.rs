@@ -135,15 +135,13 @@ impl Evidence {
         // neither of its glyphs shows anywhere in any copy, the cell cannot be this
         // move (short of two misread glyphs, which no escape is worse than).
         if shape.castle.is_none() && !self.may_show(shape.to) {
-            {
-                let none = MoveScores {
-                    plain: MIN_SCORE,
-                    check: MIN_SCORE,
-                    mate: MIN_SCORE,
-                };
-                self.cache.insert(key, none);
-                return none;
-            }
+            let none = MoveScores {
+                plain: MIN_SCORE,
+                check: MIN_SCORE,
+                mate: MIN_SCORE,
+            };
+            self.cache.insert(key, none);
+            return none;
         }
         let copies = self.copies.len();
         let mut sums: Vec<ClassProbs> = vec![[0.0; 4]; copies];
