@@ -29,6 +29,10 @@ fn main() {
         }
     }
     let plies: usize = games.iter().map(Vec::len).sum();
+    let book_scale: f32 = std::env::var("BOOK_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1.0);
     let prior = FeaturePrior::train(
         games.iter().map(Vec::as_slice),
         &format!(
@@ -36,9 +40,15 @@ fn main() {
             games.len(),
             dir.display()
         ),
-    );
+    )
+    .with_book(games.iter().map(Vec::as_slice), book_scale);
     std::fs::write(&out, prior.to_json()).unwrap();
-    println!("{}: {} games, {plies} plies", out.display(), games.len());
+    println!(
+        "{}: {} games, {plies} plies; book of {} positions (scale {book_scale})",
+        out.display(),
+        games.len(),
+        prior.book.len()
+    );
     for (name, w) in prior.features.iter().zip(&prior.weights) {
         println!("{name:>20} {w:+.3}");
     }

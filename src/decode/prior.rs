@@ -206,6 +206,137 @@ pub struct FeaturePrior {
     /// What the weights were counted on.
     #[serde(default)]
     pub trained_on: String,
+    /// Opening book: how often each move was played in the positions of the first
+    /// plies that the counted games reached often enough.
+    #[serde(default)]
+    pub book: Book,
+    /// Weight of the book's log-ratio (0 turns it off).
+    #[serde(default)]
+    pub book_scale: f32,
+}
+
+/// Plies from the start that the book covers.
+pub const BOOK_PLIES: usize = 16;
+/// Games that must reach a position for the book to hold it.
+const BOOK_MIN_GAMES: u32 = 8;
+/// Legal moves assumed per position when weighing a book move against a random one.
+const TYPICAL_MOVES: f32 = 30.0;
+
+/// Positions of the opening -> moves played there and how often.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(from = "BookJson", into = "BookJson")]
+pub struct Book {
+    /// Zobrist hash of the position -> (packed move, games) and the position's total.
+    positions: std::collections::HashMap<u64, (Vec<(u16, u32)>, u32)>,
+}
+
+/// The book as stored: one line, positions in hash order separated by `;`, each
+/// `hash move:games move:games ...` (hash in hex, move packed by [`pack`]).
+#[derive(Serialize, Deserialize)]
+struct BookJson(String);
+
+impl From<BookJson> for Book {
+    fn from(j: BookJson) -> Book {
+        let mut positions = std::collections::HashMap::new();
+        for entry in j.0.split(';').filter(|e| !e.is_empty()) {
+            let mut parts = entry.split(' ');
+            let Some(key) = parts.next().and_then(|k| u64::from_str_radix(k, 16).ok()) else {
+                continue;
+            };
+            let moves: Vec<(u16, u32)> = parts
+                .filter_map(|p| {
+                    let (m, n) = p.split_once(':')?;
+                    Some((m.parse().ok()?, n.parse().ok()?))
+                })
+                .collect();
+            let total = moves.iter().map(|m| m.1).sum();
+            positions.insert(key, (moves, total));
+        }
+        Book { positions }
+    }
+}
+
+impl From<Book> for BookJson {
+    fn from(b: Book) -> BookJson {
+        let mut v: Vec<(u64, Vec<(u16, u32)>)> =
+            b.positions.into_iter().map(|(k, (moves, _))| (k, moves)).collect();
+        v.sort_unstable_by_key(|e| e.0);
+        let text: Vec<String> = v
+            .iter()
+            .map(|(k, moves)| {
+                let mut s = format!("{k:016x}");
+                for (m, n) in moves {
+                    s.push_str(&format!(" {m}:{n}"));
+                }
+                s
+            })
+            .collect();
+        BookJson(text.join(";"))
+    }
+}
+
+/// A move in 16 bits: origin, destination (the rook's square for castling), promotion.
+fn pack(m: &Move) -> u16 {
+    u16::from(m.from().map_or(0, u8::from))
+        | (u16::from(u8::from(m.to())) << 6)
+        | (m.promotion().map_or(0, |r| r as u16) << 12)
+}
+
+fn position_key(pos: &Chess) -> u64 {
+    use shakmaty::zobrist::Zobrist64;
+    u64::from(pos.zobrist_hash::<Zobrist64>(shakmaty::EnPassantMode::Legal))
+}
+
+impl Book {
+    /// Positions held.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True when the book holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Counts the first [`BOOK_PLIES`] plies of `games`.
+    fn count<'a>(games: impl IntoIterator<Item = &'a [Move]>) -> Book {
+        let mut seen: std::collections::HashMap<u64, std::collections::HashMap<u16, u32>> =
+            std::collections::HashMap::new();
+        for game in games {
+            let mut pos = Chess::default();
+            for m in game.iter().take(BOOK_PLIES) {
+                *seen
+                    .entry(position_key(&pos))
+                    .or_default()
+                    .entry(pack(m))
+                    .or_default() += 1;
+                pos.play_unchecked(*m);
+            }
+        }
+        Book {
+            positions: seen
+                .into_iter()
+                .filter_map(|(k, moves)| {
+                    let total: u32 = moves.values().sum();
+                    let mut moves: Vec<(u16, u32)> = moves.into_iter().collect();
+                    moves.sort_unstable();
+                    (total >= BOOK_MIN_GAMES).then_some((k, (moves, total)))
+                })
+                .collect(),
+        }
+    }
+
+    /// Log-ratio (nats) of move `m`'s book frequency in `pos` to a random legal move's
+    /// (one pseudo-count per move); `None` when the book does not hold `pos`.
+    pub fn log_ratio(&self, pos: &Chess, m: &Move) -> Option<f32> {
+        if pos.fullmoves().get() as usize > BOOK_PLIES / 2 + 1 {
+            return None;
+        }
+        let (moves, total) = self.positions.get(&position_key(pos))?;
+        let key = pack(m);
+        let played = moves.iter().find(|e| e.0 == key).map_or(0, |e| e.1);
+        Some(((played as f32 + 1.0) / (*total as f32 + TYPICAL_MOVES) * TYPICAL_MOVES).ln())
+    }
 }
 
 /// Failures loading a prior.
@@ -256,7 +387,21 @@ impl FeaturePrior {
             weights,
             scale: 0.5,
             trained_on: trained_on.to_string(),
+            book: Book::default(),
+            book_scale: 0.0,
         }
+    }
+
+    /// Adds an opening book counted over the first [`BOOK_PLIES`] plies of `games`,
+    /// weighed `book_scale` against the features.
+    pub fn with_book<'a>(
+        mut self,
+        games: impl IntoIterator<Item = &'a [Move]>,
+        book_scale: f32,
+    ) -> FeaturePrior {
+        self.book = Book::count(games);
+        self.book_scale = book_scale;
+        self
     }
 
     /// Reads a prior from its JSON.
@@ -298,7 +443,12 @@ impl MovePrior for FeaturePrior {
             sum += self.weights[mask.trailing_zeros() as usize];
             mask &= mask - 1;
         }
-        self.scale * sum
+        let book = if self.book_scale != 0.0 {
+            self.book.log_ratio(pos, m).unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        self.scale * (sum + self.book_scale * book)
     }
 }
 
@@ -402,6 +552,46 @@ mod tests {
         let k = |name: &str| prior.weights[FEATURES.iter().position(|n| *n == name).unwrap()];
         assert!(prior.scale > 0.0);
         assert!(k("castle") > 0.0 && k("king-in-opening") < 0.0);
+    }
+
+    #[test]
+    fn the_book_weighs_opening_moves_by_how_often_they_were_played() {
+        // 10 games 1.e4 e5, 5 games 1.d4 d5: the book holds the start (15 games) and
+        // the positions after 1.e4 (10); 1.d4 reaches only 5, below the threshold.
+        let mut games: Vec<Vec<Move>> = (0..10).map(|_| play(&["e4", "e5"]).1).collect();
+        games.extend((0..5).map(|_| play(&["d4", "d5"]).1));
+        let prior = FeaturePrior::train(games.iter().map(Vec::as_slice), "test")
+            .with_book(games.iter().map(Vec::as_slice), 1.0);
+        assert_eq!(prior.book.len(), 2);
+        let start = Chess::default();
+        let m = |pos: &Chess, san: &str| san.parse::<San>().unwrap().to_move(pos).unwrap();
+        let ratio = |pos: &Chess, san: &str| prior.book.log_ratio(pos, &m(pos, san)).unwrap();
+        // (10 + 1) / (15 + 30) * 30 and (0 + 1) / (15 + 30) * 30.
+        assert!((ratio(&start, "e4") - (11.0f32 / 45.0 * 30.0).ln()).abs() < 1e-5);
+        assert!(ratio(&start, "e4") > ratio(&start, "d4"));
+        assert!(ratio(&start, "d4") > ratio(&start, "a3"));
+        let (after_d4, _) = play(&["d4"]);
+        assert!(prior.book.log_ratio(&after_d4, &m(&after_d4, "d5")).is_none());
+        // The book survives its JSON form.
+        let back = FeaturePrior::from_json(&prior.to_json()).unwrap();
+        assert_eq!(back, prior);
+        // Off by default: a prior without book weight ignores it.
+        let plain = FeaturePrior {
+            book_scale: 0.0,
+            ..prior.clone()
+        };
+        let (pos, _) = play(&[]);
+        assert!(prior.log_prior(&pos, &m(&pos, "e4")) > plain.log_prior(&pos, &m(&pos, "e4")));
+    }
+
+    #[test]
+    fn shipped_prior_holds_an_opening_book() {
+        let prior = FeaturePrior::shipped().expect("models/prior.json loads");
+        assert!(prior.book.len() > 1000 && prior.book_scale > 0.0);
+        let start = Chess::default();
+        let m = |san: &str| san.parse::<San>().unwrap().to_move(&start).unwrap();
+        let r = |san: &str| prior.book.log_ratio(&start, &m(san)).expect("the start is in the book");
+        assert!(r("e4") > 1.0 && r("d4") > 1.0 && r("a3") < 0.0);
     }
 
     #[test]
