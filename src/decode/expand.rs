@@ -164,6 +164,8 @@ impl Search<'_> {
         let mut reads: Vec<Cand> = Vec::new();
         let mut replaced: Vec<(Move, f32)> = Vec::new();
         let mut plaus: Vec<f32> = Vec::new();
+        let mut priors: Vec<f32> = Vec::new();
+        let mut moves: Vec<Move> = Vec::new();
         for (b, h) in beam.iter().enumerate() {
             let parent = b as u32;
             let leading = b < p.insert_parents && h.score >= top - p.skip_penalty as f64;
@@ -233,7 +235,18 @@ impl Search<'_> {
             // Plausibility of every move a replacement may be (computed once: it both
             // weighs the replaced moves and normalises their weights).
             plaus.clear();
-            for o in &options {
+            // The prior of every option (a position's moves weighed together).
+            priors.clear();
+            if let Some(prior) = &p.prior {
+                if members.is_empty() {
+                    moves.clear();
+                    moves.extend(options.iter().map(|o| o.mv));
+                    prior.log_priors(&h.pos, &moves, &mut priors);
+                } else {
+                    priors.extend(options.iter().map(|o| prior.log_prior(position(o), &o.mv)));
+                }
+            }
+            for (k, o) in options.iter().enumerate() {
                 let pos = position(o);
                 let plausible = if o.first == 0 {
                     let w = plausibility(pos, &o.mv);
@@ -248,7 +261,7 @@ impl Search<'_> {
                     ev.move_score(pos, o.mv, &o.shape, n, self.table, ws)
                 };
                 best = best.max(read);
-                let prior = self.prior(pos, &o.mv);
+                let prior = priors.get(k).copied().unwrap_or(0.0);
                 let tempered = p.replace_temper * (read - any).max(-50.0);
                 if read >= any - p.replace_penalty - spread + tempered {
                     let adj = if members.is_empty() {

@@ -56,6 +56,12 @@ pub use prior::FeaturePrior;
 pub trait MovePrior: Send + Sync {
     /// Log-weight of legal move `m` in `pos`.
     fn log_prior(&self, pos: &Chess, m: &Move) -> f32;
+
+    /// Log-weights of legal moves of one position, appended to `out` in order (a
+    /// prior may share work between them; by default each is asked alone).
+    fn log_priors(&self, pos: &Chess, moves: &[Move], out: &mut Vec<f32>) {
+        out.extend(moves.iter().map(|m| self.log_prior(pos, m)));
+    }
 }
 
 /// How the decoder searches and when it asks for review.

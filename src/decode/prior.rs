@@ -258,8 +258,11 @@ impl From<BookJson> for Book {
 
 impl From<Book> for BookJson {
     fn from(b: Book) -> BookJson {
-        let mut v: Vec<(u64, Vec<(u16, u32)>)> =
-            b.positions.into_iter().map(|(k, (moves, _))| (k, moves)).collect();
+        let mut v: Vec<(u64, Vec<(u16, u32)>)> = b
+            .positions
+            .into_iter()
+            .map(|(k, (moves, _))| (k, moves))
+            .collect();
         v.sort_unstable_by_key(|e| e.0);
         let text: Vec<String> = v
             .iter()
@@ -329,13 +332,21 @@ impl Book {
     /// Log-ratio (nats) of move `m`'s book frequency in `pos` to a random legal move's
     /// (one pseudo-count per move); `None` when the book does not hold `pos`.
     pub fn log_ratio(&self, pos: &Chess, m: &Move) -> Option<f32> {
-        if pos.fullmoves().get() as usize > BOOK_PLIES / 2 + 1 {
+        self.entry(pos).map(|e| Book::ratio(e, m))
+    }
+
+    /// The book's moves in `pos` and their total, if it holds `pos`.
+    fn entry(&self, pos: &Chess) -> Option<&(Vec<(u16, u32)>, u32)> {
+        if self.positions.is_empty() || pos.fullmoves().get() as usize > BOOK_PLIES / 2 + 1 {
             return None;
         }
-        let (moves, total) = self.positions.get(&position_key(pos))?;
+        self.positions.get(&position_key(pos))
+    }
+
+    fn ratio((moves, total): &(Vec<(u16, u32)>, u32), m: &Move) -> f32 {
         let key = pack(m);
         let played = moves.iter().find(|e| e.0 == key).map_or(0, |e| e.1);
-        Some(((played as f32 + 1.0) / (*total as f32 + TYPICAL_MOVES) * TYPICAL_MOVES).ln())
+        ((played as f32 + 1.0) / (*total as f32 + TYPICAL_MOVES) * TYPICAL_MOVES).ln()
     }
 }
 
@@ -435,20 +446,44 @@ impl FeaturePrior {
     }
 }
 
-impl MovePrior for FeaturePrior {
-    fn log_prior(&self, pos: &Chess, m: &Move) -> f32 {
+impl FeaturePrior {
+    /// Summed weights of the features of `m` in `pos`.
+    fn feature_sum(&self, pos: &Chess, m: &Move) -> f32 {
         let mut mask = feature_mask(pos, m);
         let mut sum = 0.0f32;
         while mask != 0 {
             sum += self.weights[mask.trailing_zeros() as usize];
             mask &= mask - 1;
         }
-        let book = if self.book_scale != 0.0 {
-            self.book.log_ratio(pos, m).unwrap_or(0.0)
-        } else {
-            0.0
-        };
-        self.scale * (sum + self.book_scale * book)
+        sum
+    }
+
+    /// The prior from the feature sum and the position's book entry.
+    fn weigh(&self, features: f32, entry: Option<&(Vec<(u16, u32)>, u32)>, m: &Move) -> f32 {
+        let book = entry.map_or(0.0, |e| Book::ratio(e, m));
+        self.scale * (features + self.book_scale * book)
+    }
+}
+
+impl MovePrior for FeaturePrior {
+    fn log_prior(&self, pos: &Chess, m: &Move) -> f32 {
+        let sum = self.feature_sum(pos, m);
+        let entry = (self.book_scale != 0.0)
+            .then(|| self.book.entry(pos))
+            .flatten();
+        self.weigh(sum, entry, m)
+    }
+
+    fn log_priors(&self, pos: &Chess, moves: &[Move], out: &mut Vec<f32>) {
+        // The position's book entry is looked up once for all its moves.
+        let entry = (self.book_scale != 0.0)
+            .then(|| self.book.entry(pos))
+            .flatten();
+        out.extend(
+            moves
+                .iter()
+                .map(|m| self.weigh(self.feature_sum(pos, m), entry, m)),
+        );
     }
 }
 
@@ -571,7 +606,12 @@ mod tests {
         assert!(ratio(&start, "e4") > ratio(&start, "d4"));
         assert!(ratio(&start, "d4") > ratio(&start, "a3"));
         let (after_d4, _) = play(&["d4"]);
-        assert!(prior.book.log_ratio(&after_d4, &m(&after_d4, "d5")).is_none());
+        assert!(
+            prior
+                .book
+                .log_ratio(&after_d4, &m(&after_d4, "d5"))
+                .is_none()
+        );
         // The book survives its JSON form.
         let back = FeaturePrior::from_json(&prior.to_json()).unwrap();
         assert_eq!(back, prior);
@@ -590,7 +630,12 @@ mod tests {
         assert!(prior.book.len() > 1000 && prior.book_scale > 0.0);
         let start = Chess::default();
         let m = |san: &str| san.parse::<San>().unwrap().to_move(&start).unwrap();
-        let r = |san: &str| prior.book.log_ratio(&start, &m(san)).expect("the start is in the book");
+        let r = |san: &str| {
+            prior
+                .book
+                .log_ratio(&start, &m(san))
+                .expect("the start is in the book")
+        };
         assert!(r("e4") > 1.0 && r("d4") > 1.0 && r("a3") < 0.0);
     }
 
