@@ -4,10 +4,10 @@
 //! players' own mistakes; every decoded game replays legally and survives a PGN round
 //! trip.
 //!
-//! Noise model (`scoresheet::decode::simulate`): each game (its first 40 plies, so the
-//! suite stays quick; `examples/decode_bench` reports whole 120-ply sheets) is written
-//! by a simulated player with random habits in one of the four notations, in turn;
-//! the reader confuses 10% of glyphs with look-alikes (four in five keeping the true
+//! Noise model (`scoresheet::decode::simulate`): each game (of at least 40 plies,
+//! whole up to 120: a sheet records the game to its end, and its last moves, with no
+//! later cells to confirm them, are the hardest) is written by a simulated player
+//! with random habits in one of the four notations, in turn; the reader confuses 10% of glyphs with look-alikes (four in five keeping the true
 //! glyph as its second choice), loses 2% of marks; frames are soft (best class
 //! 55-97%). Mistakes: 3% of plies spoiled, a quarter each by a wrong but plausible
 //! move, a skipped move, a move written twice, a blank cell with the moves shifted.
@@ -26,7 +26,10 @@ use scoresheet::notation::{Habits, Notation, Rng, pgn_files, read_pgn, write_pgn
 use shakmaty::{Chess, Move, Position};
 
 const GAMES: usize = 500;
+/// Games shorter than this are not used ...
 const PLIES: usize = 40;
+/// ... and longer ones are cut here (a sheet's 60 rows).
+const MAX_PLIES: usize = 120;
 
 fn games() -> Option<Vec<Vec<Move>>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/games");
@@ -69,7 +72,7 @@ fn sheets(games: &[Vec<Move>], noise: NoiseModel, mistakes: Mistakes, seed: u64)
         .enumerate()
         .map(|(i, g)| {
             let habits = Habits::sample(Notation::ALL[i % 4], &mut rng);
-            sim.sheet(g, PLIES, &habits, 2, &mut rng)
+            sim.sheet(g, g.len().min(MAX_PLIES), &habits, 2, &mut rng)
         })
         .collect()
 }
@@ -105,7 +108,7 @@ fn decode_all(sims: &[SimSheet]) -> SheetScore {
 }
 
 #[test]
-fn ten_percent_confusion_keeps_97_5_percent_of_plies() {
+fn ten_percent_confusion_keeps_98_percent_of_plies() {
     let Some(games) = games() else { return };
     let total = decode_all(&sheets(
         &games,
@@ -120,12 +123,12 @@ fn ten_percent_confusion_keeps_97_5_percent_of_plies() {
         100.0 * total.accuracy(),
         100.0 * total.flagged as f64 / total.plies as f64
     );
-    assert_eq!(total.plies, GAMES * PLIES);
+    assert!(total.plies >= GAMES * PLIES);
     // The issue asks for 98%: this set measures 97.98% with the shipped prior (97.9%
     // without), the rest being misreads that form another legal move nothing later
     // contradicts.
     assert!(
-        total.accuracy() >= 0.975,
+        total.accuracy() >= 0.98,
         "ply accuracy {:.4}",
         total.accuracy()
     );
