@@ -31,8 +31,8 @@ pub struct ModelArgs {
     /// Beam width of the decoder (wider: slower, more robust).
     #[arg(long, default_value_t = 64)]
     pub beam: usize,
-    /// Weight of the learned move prior (`models/prior.json`, default its own scale
-    /// 0.5); 0 turns it off.
+    /// Weight of the learned move prior (move features and an opening book,
+    /// `models/prior.json`; default its own scale 0.5); 0 turns it off.
     #[arg(long, value_name = "SCALE")]
     pub prior_scale: Option<f32>,
     /// A move whose confidence is below this is flagged for review.
