@@ -341,7 +341,9 @@ impl Book {
 
     /// The book's moves in `pos` and their total, if it holds `pos`.
     fn entry(&self, pos: &Chess) -> Option<&(Vec<(u16, u32)>, u32)> {
-        if self.positions.is_empty() || pos.fullmoves().get() as usize > BOOK_PLIES / 2 + 1 {
+        let ply =
+            2 * (pos.fullmoves().get() as usize - 1) + usize::from(pos.turn() == Color::Black);
+        if self.positions.is_empty() || ply >= BOOK_PLIES {
             return None;
         }
         self.positions.get(&position_key(pos))
