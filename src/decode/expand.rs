@@ -187,12 +187,19 @@ impl Search<'_> {
                     &members[o.first].pos
                 }
             };
-            self.options(h, &mut index, &mut options);
             let all_members: u64 = if members.is_empty() {
                 0
             } else {
                 u64::MAX >> (64 - members.len())
             };
+            if ev.blank && lock.is_none() {
+                // A blank cell holds no move: the row was shifted (or the game ends).
+                let mut c = Cand::new(h.score - p.blank_penalty as f64, parent, Act::Skip, 0.0);
+                c.mask = all_members;
+                cands.push(c);
+                continue;
+            }
+            self.options(h, &mut index, &mut options);
 
             if let Some(san) = lock {
                 let mut found = false;
@@ -216,14 +223,6 @@ impl Search<'_> {
                 if !found && leading {
                     self.assume(h, parent, ev, ws, Some(san), any, sets, &mut cands);
                 }
-                continue;
-            }
-
-            if ev.blank {
-                // A blank cell holds no move: the row was shifted (or the game ends).
-                let mut c = Cand::new(h.score - p.blank_penalty as f64, parent, Act::Skip, 0.0);
-                c.mask = all_members;
-                cands.push(c);
                 continue;
             }
 
