@@ -182,15 +182,14 @@ fn corrections_for(out: Option<&Path>, stem: &str) -> anyhow::Result<Vec<Correct
 }
 
 /// Stamps, counts and writes (or collects) one finished report.
-fn finish(
-    o: &mut Outcome,
-    mut report: SheetReport,
-    corrections: Vec<Correction>,
-    stem: &str,
-    out: Option<&Path>,
-    producer: &str,
-    model_name: &str,
-) {
+fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>, t: &Target) {
+    let Target {
+        stem,
+        out,
+        producer,
+        model_name,
+        ..
+    } = *t;
     report.producer.tool = producer.to_string();
     report.producer.model = model_name.to_string();
     if !corrections.is_empty() {
@@ -302,15 +301,7 @@ fn read_corrected(
         locked: locks_of(&corrections),
     };
     match read(&options) {
-        Ok(report) => finish(
-            o,
-            report,
-            corrections,
-            t.stem,
-            t.out,
-            t.producer,
-            t.model_name,
-        ),
+        Ok(report) => finish(o, report, corrections, t),
         Err(e) => o.errors.push(e.to_string()),
     }
 }
