@@ -3,7 +3,7 @@
 //! show), a skipped or duplicated cell, a move the player did not write followed by
 //! the cell's own move, and a move a human locked.
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Move, Position};
 
 use super::beam::Search;
 use super::ctc::MIN_SCORE;
@@ -93,13 +93,6 @@ fn lse(xs: impl Iterator<Item = f32> + Clone) -> f32 {
 }
 
 impl Search<'_> {
-    fn prior(&self, pos: &Chess, m: &Move) -> f32 {
-        self.params
-            .prior
-            .as_ref()
-            .map_or(0.0, |p| p.log_prior(pos, m))
-    }
-
     /// The moves of a beam entry: of its position, or of all candidate positions of
     /// its pending move, into `out` (emptied first).
     fn options(&self, h: &Hyp, index: &mut MoveIndex, out: &mut Vec<Option_>) {
@@ -242,7 +235,19 @@ impl Search<'_> {
                     moves.extend(options.iter().map(|o| o.mv));
                     prior.log_priors(&h.pos, &moves, &mut priors);
                 } else {
-                    priors.extend(options.iter().map(|o| prior.log_prior(position(o), &o.mv)));
+                    // Options come in runs of the member that first allows them.
+                    let mut k = 0;
+                    while k < options.len() {
+                        let j = options[k].first;
+                        let end = options[k..]
+                            .iter()
+                            .position(|o| o.first != j)
+                            .map_or(options.len(), |e| k + e);
+                        moves.clear();
+                        moves.extend(options[k..end].iter().map(|o| o.mv));
+                        prior.log_priors(&members[j].pos, &moves, &mut priors);
+                        k = end;
+                    }
                 }
             }
             for (k, o) in options.iter().enumerate() {
@@ -355,13 +360,21 @@ impl Search<'_> {
             return;
         }
         let norm = lse(first.iter().map(|m| plausibility(&h.pos, m)));
+        let mut priors: Vec<f32> = Vec::with_capacity(first.len());
+        let mut then_priors: Vec<f32> = Vec::new();
+        let mut passing: Vec<(Move, f32)> = Vec::new();
+        let mut then_moves: Vec<Move> = Vec::new();
+        match &p.prior {
+            Some(prior) => prior.log_priors(&h.pos, &first, &mut priors),
+            None => priors.resize(first.len(), 0.0),
+        }
         // then-move -> (its reading, the unwritten moves allowing it)
         let mut groups: Vec<Group> = Vec::new();
         let mut index = MoveIndex::new();
-        for &m1 in &first {
+        for (&m1, &prior1) in first.iter().zip(&priors) {
             let mut p1 = h.pos.clone();
             p1.play_unchecked(m1);
-            let w1 = self.prior(&h.pos, &m1) + plausibility(&h.pos, &m1) - norm;
+            let w1 = prior1 + plausibility(&h.pos, &m1) - norm;
             if let Some(san) = lock {
                 if let Ok(m2) = parse_move(&p1, san, Notation::En) {
                     let i = index.find_or_push(&mut groups, m2, |g| g.0, || (m2, 0.0, Vec::new()));
@@ -375,17 +388,26 @@ impl Search<'_> {
                 continue;
             }
             let shapes = MoveShape::all(&p1, &moves);
+            passing.clear();
             for (m2, shape) in moves.iter().zip(&shapes) {
                 if ev.rules_out(m2) {
                     continue;
                 }
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
                 if read > any - p.skip_penalty {
-                    let read = read + self.prior(&p1, m2);
-                    let i =
-                        index.find_or_push(&mut groups, *m2, |g| g.0, || (*m2, read, Vec::new()));
-                    groups[i].2.push((m1, w1));
+                    passing.push((*m2, read));
                 }
+            }
+            then_priors.clear();
+            if let Some(prior) = &p.prior {
+                then_moves.clear();
+                then_moves.extend(passing.iter().map(|x| x.0));
+                prior.log_priors(&p1, &then_moves, &mut then_priors);
+            }
+            for (k, &(m2, read)) in passing.iter().enumerate() {
+                let read = read + then_priors.get(k).copied().unwrap_or(0.0);
+                let i = index.find_or_push(&mut groups, m2, |g| g.0, || (m2, read, Vec::new()));
+                groups[i].2.push((m1, w1));
             }
         }
         let mut assumed: Vec<Cand> = Vec::new();

@@ -74,6 +74,169 @@ pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
         .collect()
 }
 
+/// What the features of a position's moves share, worked out once per position:
+/// the squares from which each piece would check the enemy king, the pieces whose
+/// leaving a line uncovers a check, and the game phase.
+pub struct MoveContext {
+    turn: Color,
+    king: Option<shakmaty::Square>,
+    /// By role index: squares from which a piece of ours of that role attacks the
+    /// enemy king (present occupancy).
+    check_squares: [shakmaty::Bitboard; 6],
+    /// Our pieces alone between one of our sliders and the enemy king.
+    discoverers: shakmaty::Bitboard,
+    home: Rank,
+    opening: bool,
+    endgame: bool,
+    in_check: bool,
+    pawns: shakmaty::Bitboard,
+}
+
+impl MoveContext {
+    pub fn new(pos: &Chess) -> MoveContext {
+        use shakmaty::{Bitboard, Piece, attacks};
+        let board = pos.board();
+        let turn = pos.turn();
+        let king = board.king_of(!turn);
+        let occupied = board.occupied();
+        let mut check_squares = [Bitboard::EMPTY; 6];
+        let mut discoverers = Bitboard::EMPTY;
+        if let Some(k) = king {
+            // A piece of ours attacks the king from the squares the king would
+            // attack as that piece of theirs.
+            for role in Role::ALL {
+                let theirs = Piece { color: !turn, role };
+                check_squares[role_index(role)] = attacks::attacks(k, theirs, occupied);
+            }
+            let ours = board.by_color(turn);
+            let snipers = (attacks::rook_attacks(k, Bitboard::EMPTY) & board.rooks_and_queens()
+                | attacks::bishop_attacks(k, Bitboard::EMPTY) & board.bishops_and_queens())
+                & ours;
+            for sniper in snipers {
+                let between = attacks::between(sniper, k) & occupied;
+                if between.count() == 1 && (between & ours).any() {
+                    discoverers |= between;
+                }
+            }
+        }
+        MoveContext {
+            turn,
+            king,
+            check_squares,
+            discoverers,
+            home: if turn == Color::White {
+                Rank::First
+            } else {
+                Rank::Eighth
+            },
+            opening: pos.fullmoves().get() <= 10,
+            endgame: occupied.count() <= 12,
+            in_check: pos.is_check(),
+            pawns: board.pawns(),
+        }
+    }
+
+    /// Whether legal move `m` of this position gives check.
+    pub fn gives_check(&self, pos: &Chess, m: &Move) -> bool {
+        let (Some(from), Some(king)) = (m.from(), self.king) else {
+            return false;
+        };
+        if m.is_castle() || m.is_en_passant() || m.is_promotion() {
+            return gives_check(pos, m);
+        }
+        // (A slider leaving a square between its new square and the king cannot
+        // matter: it would have been checking the king already.)
+        self.check_squares[role_index(m.role())].contains(m.to())
+            || (self.discoverers.contains(from) && !shakmaty::attacks::aligned(from, m.to(), king))
+    }
+
+    /// The features of legal move `m` of this position as bits (bit `i` =
+    /// [`FEATURES`]`[i]`).
+    pub fn feature_mask(&self, pos: &Chess, m: &Move) -> u32 {
+        let mut f = 0u32;
+        let mut push = |i: usize| f |= 1 << i;
+        if m.is_castle() {
+            push(6);
+            return f;
+        }
+        let role = m.role();
+        push(role_index(role));
+        let turn = self.turn;
+        let from = m.from().expect("chess move");
+        let to = m.to();
+        if let Some(taken) = m.capture() {
+            push(7);
+            push(match taken {
+                Role::Pawn => 8,
+                Role::Knight | Role::Bishop => 9,
+                Role::Rook => 10,
+                _ => 11,
+            });
+            if role == Role::Pawn {
+                push(12);
+            }
+        }
+        if m.promotion().is_some() {
+            push(14);
+        }
+        let forward = |r: Rank| {
+            if turn == Color::White {
+                u32::from(r)
+            } else {
+                7 - u32::from(r)
+            }
+        };
+        if role == Role::Pawn && from.rank().distance(to.rank()) == 2 {
+            push(15);
+        }
+        if role != Role::Pawn && forward(to.rank()) < forward(from.rank()) {
+            push(16);
+        }
+        let home = self.home;
+        if matches!(role, Role::Knight | Role::Bishop) && from.rank() == home {
+            push(17);
+        }
+        if role == Role::Pawn && matches!(u32::from(from.file()), 0 | 7) {
+            push(18);
+        }
+        if self.opening {
+            push(match role {
+                Role::King => 19,
+                Role::Queen => 20,
+                Role::Pawn => 21,
+                Role::Knight => 22,
+                Role::Bishop => 23,
+                Role::Rook => 24,
+            });
+        }
+        if self.endgame {
+            match role {
+                Role::Pawn => push(25),
+                Role::King => push(26),
+                Role::Rook => push(27),
+                _ => {}
+            }
+        }
+        if role == Role::King && self.in_check {
+            push(28);
+        }
+        if role == Role::Pawn && matches!(u32::from(from.file()), 3 | 4) {
+            push(29);
+        }
+        if role == Role::Rook && (self.pawns & shakmaty::Bitboard::from_file(to.file())).is_empty()
+        {
+            push(30);
+        }
+        if matches!(role, Role::Knight | Role::Bishop) && !m.is_capture() && from.rank() != home {
+            push(31);
+        }
+        if self.gives_check(pos, m) {
+            push(13);
+        }
+        f
+    }
+}
+
 /// Whether legal move `m` in `pos` gives check, from the bitboards: the moved piece
 /// attacks the king from its new square, or a slider behind it now does.
 pub fn gives_check(pos: &Chess, m: &Move) -> bool {
@@ -109,94 +272,7 @@ pub fn gives_check(pos: &Chess, m: &Move) -> bool {
 
 /// The features of legal move `m` in `pos` as bits (bit `i` = [`FEATURES`]`[i]`).
 pub fn feature_mask(pos: &Chess, m: &Move) -> u32 {
-    let mut f = 0u32;
-    let mut push = |i: usize| f |= 1 << i;
-    if m.is_castle() {
-        push(6);
-        return f;
-    }
-    let role = m.role();
-    push(role_index(role));
-    let turn = pos.turn();
-    let board = pos.board();
-    let from = m.from().expect("chess move");
-    let to = m.to();
-    let ply_opening = pos.fullmoves().get() <= 10;
-    let pieces = board.occupied().count();
-    let endgame = pieces <= 12;
-    if let Some(taken) = m.capture() {
-        push(7);
-        push(match taken {
-            Role::Pawn => 8,
-            Role::Knight | Role::Bishop => 9,
-            Role::Rook => 10,
-            _ => 11,
-        });
-        if role == Role::Pawn {
-            push(12);
-        }
-    }
-    if m.promotion().is_some() {
-        push(14);
-    }
-    let forward = |r: Rank| {
-        if turn == Color::White {
-            u32::from(r)
-        } else {
-            7 - u32::from(r)
-        }
-    };
-    if role == Role::Pawn && from.rank().distance(to.rank()) == 2 {
-        push(15);
-    }
-    if role != Role::Pawn && forward(to.rank()) < forward(from.rank()) {
-        push(16);
-    }
-    let home = if turn == Color::White {
-        Rank::First
-    } else {
-        Rank::Eighth
-    };
-    if matches!(role, Role::Knight | Role::Bishop) && from.rank() == home {
-        push(17);
-    }
-    if role == Role::Pawn && matches!(u32::from(from.file()), 0 | 7) {
-        push(18);
-    }
-    if ply_opening {
-        push(match role {
-            Role::King => 19,
-            Role::Queen => 20,
-            Role::Pawn => 21,
-            Role::Knight => 22,
-            Role::Bishop => 23,
-            Role::Rook => 24,
-        });
-    }
-    if endgame {
-        match role {
-            Role::Pawn => push(25),
-            Role::King => push(26),
-            Role::Rook => push(27),
-            _ => {}
-        }
-    }
-    if role == Role::King && pos.is_check() {
-        push(28);
-    }
-    if role == Role::Pawn && matches!(u32::from(from.file()), 3 | 4) {
-        push(29);
-    }
-    if role == Role::Rook && (board.pawns() & shakmaty::Bitboard::from_file(to.file())).is_empty() {
-        push(30);
-    }
-    if matches!(role, Role::Knight | Role::Bishop) && !m.is_capture() && from.rank() != home {
-        push(31);
-    }
-    if gives_check(pos, m) {
-        push(13);
-    }
-    f
+    MoveContext::new(pos).feature_mask(pos, m)
 }
 
 /// The learned prior: one weight per feature and a global scale.
@@ -454,8 +530,8 @@ impl FeaturePrior {
 
 impl FeaturePrior {
     /// Summed weights of the features of `m` in `pos`.
-    fn feature_sum(&self, pos: &Chess, m: &Move) -> f32 {
-        let mut mask = feature_mask(pos, m);
+    fn feature_sum(&self, ctx: &MoveContext, pos: &Chess, m: &Move) -> f32 {
+        let mut mask = ctx.feature_mask(pos, m);
         let mut sum = 0.0f32;
         while mask != 0 {
             sum += self.weights[mask.trailing_zeros() as usize];
@@ -473,7 +549,7 @@ impl FeaturePrior {
 
 impl MovePrior for FeaturePrior {
     fn log_prior(&self, pos: &Chess, m: &Move) -> f32 {
-        let sum = self.feature_sum(pos, m);
+        let sum = self.feature_sum(&MoveContext::new(pos), pos, m);
         let entry = (self.book_scale != 0.0)
             .then(|| self.book.entry(pos))
             .flatten();
@@ -481,14 +557,18 @@ impl MovePrior for FeaturePrior {
     }
 
     fn log_priors(&self, pos: &Chess, moves: &[Move], out: &mut Vec<f32>) {
+        if moves.is_empty() {
+            return;
+        }
         // The position's book entry is looked up once for all its moves.
         let entry = (self.book_scale != 0.0)
             .then(|| self.book.entry(pos))
             .flatten();
+        let ctx = MoveContext::new(pos);
         out.extend(
             moves
                 .iter()
-                .map(|m| self.weigh(self.feature_sum(pos, m), entry, m)),
+                .map(|m| self.weigh(self.feature_sum(&ctx, pos, m), entry, m)),
         );
     }
 }
@@ -526,6 +606,12 @@ mod tests {
                 for m in &moves {
                     let mut after = pos.clone();
                     after.play_unchecked(*m);
+                    assert_eq!(
+                        MoveContext::new(&pos).gives_check(&pos, m),
+                        after.is_check(),
+                        "context: {m} in {}",
+                        shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                    );
                     assert_eq!(
                         gives_check(&pos, m),
                         after.is_check(),
