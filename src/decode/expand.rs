@@ -112,9 +112,10 @@ impl Search<'_> {
                 // The same move from several candidate positions is one option.
                 for (j, member) in p.members.iter().enumerate() {
                     let moves = member.pos.legal_moves();
-                    // Later members mostly repeat earlier members' moves: a member's
-                    // shapes are worked out only when it has a move not seen yet.
-                    let mut shapes: Option<Vec<MoveShape>> = None;
+                    // Later members mostly repeat earlier members' moves: a shape is
+                    // worked out only for a move not seen yet.
+                    // (The first member's moves are all new.)
+                    let all = (j == 0).then(|| MoveShape::all(&member.pos, &moves));
                     for (k, &mv) in moves.iter().enumerate() {
                         let i = index.find_or_push(
                             out,
@@ -122,8 +123,10 @@ impl Search<'_> {
                             |o| o.mv,
                             || Option_ {
                                 mv,
-                                shape: shapes
-                                    .get_or_insert_with(|| MoveShape::all(&member.pos, &moves))[k],
+                                shape: match &all {
+                                    Some(shapes) => shapes[k],
+                                    None => MoveShape::one(&member.pos, &moves, k),
+                                },
                                 first: j,
                                 mask: 0,
                             },

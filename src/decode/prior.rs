@@ -86,9 +86,9 @@ pub struct MoveContext {
     /// Our pieces alone between one of our sliders and the enemy king.
     discoverers: shakmaty::Bitboard,
     home: Rank,
-    opening: bool,
-    endgame: bool,
-    in_check: bool,
+    /// By role index: the features that follow from the piece alone in this position
+    /// (its role, and opening, endgame and in-check features).
+    role_bits: [u32; 6],
     pawns: shakmaty::Bitboard,
 }
 
@@ -119,6 +119,36 @@ impl MoveContext {
                 }
             }
         }
+        let opening = pos.fullmoves().get() <= 10;
+        let endgame = occupied.count() <= 12;
+        let in_check = pos.is_check();
+        let mut role_bits = [0u32; 6];
+        for role in Role::ALL {
+            let mut f = 1u32 << role_index(role);
+            if opening {
+                f |= 1
+                    << match role {
+                        Role::King => 19,
+                        Role::Queen => 20,
+                        Role::Pawn => 21,
+                        Role::Knight => 22,
+                        Role::Bishop => 23,
+                        Role::Rook => 24,
+                    };
+            }
+            if endgame {
+                match role {
+                    Role::Pawn => f |= 1 << 25,
+                    Role::King => f |= 1 << 26,
+                    Role::Rook => f |= 1 << 27,
+                    _ => {}
+                }
+            }
+            if role == Role::King && in_check {
+                f |= 1 << 28;
+            }
+            role_bits[role_index(role)] = f;
+        }
         MoveContext {
             turn,
             king,
@@ -129,9 +159,7 @@ impl MoveContext {
             } else {
                 Rank::Eighth
             },
-            opening: pos.fullmoves().get() <= 10,
-            endgame: occupied.count() <= 12,
-            in_check: pos.is_check(),
+            role_bits,
             pawns: board.pawns(),
         }
     }
@@ -160,7 +188,8 @@ impl MoveContext {
             return f;
         }
         let role = m.role();
-        push(role_index(role));
+        f |= self.role_bits[role_index(role)];
+        let mut push = |i: usize| f |= 1 << i;
         let turn = self.turn;
         let from = m.from().expect("chess move");
         let to = m.to();
@@ -198,27 +227,6 @@ impl MoveContext {
         }
         if role == Role::Pawn && matches!(u32::from(from.file()), 0 | 7) {
             push(18);
-        }
-        if self.opening {
-            push(match role {
-                Role::King => 19,
-                Role::Queen => 20,
-                Role::Pawn => 21,
-                Role::Knight => 22,
-                Role::Bishop => 23,
-                Role::Rook => 24,
-            });
-        }
-        if self.endgame {
-            match role {
-                Role::Pawn => push(25),
-                Role::King => push(26),
-                Role::Rook => push(27),
-                _ => {}
-            }
-        }
-        if role == Role::King && self.in_check {
-            push(28);
         }
         if role == Role::Pawn && matches!(u32::from(from.file()), 3 | 4) {
             push(29);

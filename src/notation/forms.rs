@@ -3,7 +3,7 @@
 //! zeros or letters, promotions, `e.p.`, capture and check marks), and the natural
 //! display form of the move ([`render`]).
 
-use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square, san::San};
+use shakmaty::{CastlingSide, Chess, Color, Move, Position, Role, Square, san::San};
 
 use super::Notation;
 use super::letters::{Script, piece_letter};
@@ -93,56 +93,77 @@ impl MoveShape {
         moves
             .iter()
             .map(|&m| {
-                let from = m.from().expect("chess moves have an origin");
-                let castle = m.castling_side();
-                let (mut need_file, mut need_rank) = (false, false);
-                if let Move::Normal {
-                    role,
-                    to,
-                    promotion,
-                    ..
-                } = m
-                    && role != Role::Pawn
-                    && reach[key(role, to)] > 1
-                {
-                    let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
-                    for other in moves {
-                        if let Move::Normal {
-                            role: r,
-                            from: f,
-                            to: t,
-                            promotion: p,
-                            ..
-                        } = *other
-                            && r == role
-                            && t == to
-                            && p == promotion
-                            && f != from
-                        {
-                            ambiguous = true;
-                            same_rank |= f.rank() == from.rank();
-                            same_file |= f.file() == from.file();
-                        }
-                    }
-                    need_file = ambiguous && (!same_file || same_rank);
-                    need_rank = same_file;
-                }
-                MoveShape {
-                    role: m.role(),
-                    from,
-                    to: match castle {
-                        Some(side) => side.king_to(turn),
-                        None => m.to(),
-                    },
-                    capture: m.is_capture(),
-                    en_passant: m.is_en_passant(),
-                    promotion: m.promotion(),
-                    castle,
-                    need_file,
-                    need_rank,
-                }
+                let shared =
+                    m.role() != Role::Pawn && !m.is_castle() && reach[key(m.role(), m.to())] > 1;
+                MoveShape::among(m, moves, turn, shared)
             })
             .collect()
+    }
+
+    /// The shape of `moves[k]` alone (`moves` the legal moves of `pos`): cheaper than
+    /// [`MoveShape::all`] when few of a list's shapes are wanted.
+    pub fn one(pos: &Chess, moves: &[Move], k: usize) -> MoveShape {
+        let m = moves[k];
+        MoveShape::among(
+            m,
+            moves,
+            pos.turn(),
+            m.role() != Role::Pawn && !m.is_castle(),
+        )
+    }
+
+    /// The shape of legal move `m` among the legal `moves` of its position; `shared`:
+    /// another move of the list may take the same kind of piece to the same square.
+    #[inline(always)]
+    fn among(m: Move, moves: &[Move], turn: Color, shared: bool) -> MoveShape {
+        let from = m.from().expect("chess moves have an origin");
+        let castle = m.castling_side();
+        let (mut need_file, mut need_rank) = (false, false);
+        if let Move::Normal {
+            role,
+            to,
+            promotion,
+            ..
+        } = m
+            && role != Role::Pawn
+            && shared
+        {
+            let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+            for other in moves {
+                if let Move::Normal {
+                    role: r,
+                    from: f,
+                    to: t,
+                    promotion: p,
+                    ..
+                } = *other
+                    && r == role
+                    && t == to
+                    && p == promotion
+                    && f != from
+                {
+                    ambiguous = true;
+                    same_rank |= f.rank() == from.rank();
+                    same_file |= f.file() == from.file();
+                }
+            }
+            need_file = ambiguous && (!same_file || same_rank);
+            need_rank = same_file;
+        }
+        MoveShape {
+            role: m.role(),
+            from,
+            to: match castle {
+                Some(side) => side.king_to(turn),
+                None => m.to(),
+            },
+            capture: m.is_capture(),
+            en_passant: m.is_en_passant(),
+            promotion: m.promotion(),
+            castle,
+            need_file,
+            need_rank,
+        }
     }
 }
 
