@@ -82,19 +82,28 @@ impl MoveShape {
     /// the disambiguation worked out once for the whole list.
     pub fn all(pos: &Chess, moves: &[Move]) -> Vec<MoveShape> {
         let turn = pos.turn();
-        // Only destinations two pieces can reach need disambiguation.
-        let key = |role: Role, to: Square| usize::from(to) * 8 + role as usize;
-        let mut reach = [0u8; 64 * 8];
+        // Only destinations two pieces of a kind can reach need disambiguation: per
+        // role, the squares reached once and those reached twice or more.
+        let mut once = [0u64; 7];
+        let mut twice = [0u64; 7];
         for m in moves {
-            if m.role() != Role::Pawn && !m.is_castle() {
-                reach[key(m.role(), m.to())] += 1;
+            if let Move::Normal { role, to, .. } = *m
+                && role != Role::Pawn
+            {
+                let bit = 1u64 << u32::from(to);
+                twice[role as usize] |= once[role as usize] & bit;
+                once[role as usize] |= bit;
             }
         }
         moves
             .iter()
             .map(|&m| {
-                let shared =
-                    m.role() != Role::Pawn && !m.is_castle() && reach[key(m.role(), m.to())] > 1;
+                let shared = match m {
+                    Move::Normal { role, to, .. } => {
+                        role != Role::Pawn && twice[role as usize] & (1u64 << u32::from(to)) != 0
+                    }
+                    _ => false,
+                };
                 MoveShape::among(m, moves, turn, shared)
             })
             .collect()
@@ -116,53 +125,63 @@ impl MoveShape {
     /// another move of the list may take the same kind of piece to the same square.
     #[inline(always)]
     fn among(m: Move, moves: &[Move], turn: Color, shared: bool) -> MoveShape {
-        let from = m.from().expect("chess moves have an origin");
-        let castle = m.castling_side();
-        let (mut need_file, mut need_rank) = (false, false);
-        if let Move::Normal {
+        let plain = |role, from, to, capture, promotion| MoveShape {
             role,
+            from,
             to,
+            capture,
+            en_passant: false,
             promotion,
-            ..
-        } = m
-            && role != Role::Pawn
-            && shared
-        {
-            let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
-            for other in moves {
-                if let Move::Normal {
-                    role: r,
-                    from: f,
-                    to: t,
-                    promotion: p,
-                    ..
-                } = *other
-                    && r == role
-                    && t == to
-                    && p == promotion
-                    && f != from
-                {
-                    ambiguous = true;
-                    same_rank |= f.rank() == from.rank();
-                    same_file |= f.file() == from.file();
+            castle: None,
+            need_file: false,
+            need_rank: false,
+        };
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                let mut shape = plain(role, from, to, capture.is_some(), promotion);
+                if shared && role != Role::Pawn {
+                    let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+                    for other in moves {
+                        if let Move::Normal {
+                            role: r,
+                            from: f,
+                            to: t,
+                            promotion: p,
+                            ..
+                        } = *other
+                            && r == role
+                            && t == to
+                            && p == promotion
+                            && f != from
+                        {
+                            ambiguous = true;
+                            same_rank |= f.rank() == from.rank();
+                            same_file |= f.file() == from.file();
+                        }
+                    }
+                    shape.need_file = ambiguous && (!same_file || same_rank);
+                    shape.need_rank = same_file;
+                }
+                shape
+            }
+            Move::EnPassant { from, to } => MoveShape {
+                en_passant: true,
+                ..plain(Role::Pawn, from, to, true, None)
+            },
+            Move::Castle { king, rook } => {
+                let side = CastlingSide::from_queen_side(rook < king);
+                MoveShape {
+                    castle: Some(side),
+                    ..plain(Role::King, king, side.king_to(turn), false, None)
                 }
             }
-            need_file = ambiguous && (!same_file || same_rank);
-            need_rank = same_file;
-        }
-        MoveShape {
-            role: m.role(),
-            from,
-            to: match castle {
-                Some(side) => side.king_to(turn),
-                None => m.to(),
-            },
-            capture: m.is_capture(),
-            en_passant: m.is_en_passant(),
-            promotion: m.promotion(),
-            castle,
-            need_file,
-            need_rank,
+            Move::Put { .. } => unreachable!("chess moves have an origin"),
         }
     }
 }
@@ -548,12 +567,15 @@ mod tests {
             "4k3/8/8/8/2N1N3/8/8/2N1NK2 w - - 0 1",
             "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
             "7k/1Q1Q4/8/1Q6/8/8/8/4K3 w - - 0 1",
+            "r3k2r/1P6/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",
+            "r3k2r/8/8/8/3pP3/8/1p6/R3K2R b KQkq e3 0 1",
         ] {
             let p = pos(fen);
             let moves = p.legal_moves();
             let bulk = MoveShape::all(&p, &moves);
-            for (m, shape) in moves.iter().zip(&bulk) {
+            for (k, (m, shape)) in moves.iter().zip(&bulk).enumerate() {
                 assert_eq!(*shape, MoveShape::new(&p, *m), "{fen}: {m}");
+                assert_eq!(MoveShape::one(&p, &moves, k), *shape, "{fen}: {m} alone");
             }
         }
     }
