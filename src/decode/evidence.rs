@@ -39,9 +39,39 @@ pub(crate) struct MoveScores {
 pub(crate) struct Workspace {
     tries: Vec<Trie>,
     cell: Option<usize>,
+    /// The glyph classes of the distinct written bodies of every move shape met so
+    /// far (keyed like [`Evidence::scores`]' cache; the same for every cell): a range
+    /// of `spans`, each span a range of `classes`.
+    bodies: HashMap<u32, (u32, u32), FxBuild>,
+    spans: Vec<(u32, u32)>,
+    classes: Vec<u16>,
 }
 
 impl Workspace {
+    /// Appends the glyph classes of the distinct written bodies of `shape` in
+    /// notation `n` (those the alphabet can spell); returns their range of spans.
+    fn encode_bodies(&mut self, shape: &MoveShape, n: Notation, table: &ClassTable) -> (u32, u32) {
+        let first = self.spans.len() as u32;
+        let mut seen: Vec<u64> = Vec::with_capacity(16);
+        let mut classes: Vec<u16> = Vec::with_capacity(16);
+        for_each_body(shape, n, Script::Glyph, &mut |text, _, _, _, _| {
+            let mut h = FxHasher::default();
+            text.hash(&mut h);
+            let key = h.finish();
+            if seen.contains(&key) {
+                return;
+            }
+            seen.push(key);
+            if !table.encode_into(text, &mut classes) {
+                return;
+            }
+            let start = self.classes.len() as u32;
+            self.classes.extend_from_slice(&classes);
+            self.spans.push((start, self.classes.len() as u32));
+        });
+        (first, self.spans.len() as u32)
+    }
+
     /// Makes the tries those of cell `cell` (whose evidence is `ev`), emptying them if
     /// they held another cell's prefixes.
     pub fn bind(&mut self, cell: usize, ev: &Evidence) {
@@ -145,28 +175,26 @@ impl Evidence {
         }
         let copies = self.copies.len();
         let mut sums: Vec<ClassProbs> = vec![[0.0; 4]; copies];
-        let mut seen: Vec<u64> = Vec::with_capacity(16);
-        let mut classes: Vec<u16> = Vec::with_capacity(16);
+        let (first, last) = match ws.bodies.get(&key) {
+            Some(&range) => range,
+            None => {
+                let range = ws.encode_bodies(shape, n, table);
+                ws.bodies.insert(key, range);
+                range
+            }
+        };
         let scorers = &self.copies;
-        let tries = &mut ws.tries;
-        for_each_body(shape, n, Script::Glyph, &mut |text, _, _, _, _| {
-            let mut h = FxHasher::default();
-            text.hash(&mut h);
-            let key = h.finish();
-            if seen.contains(&key) {
-                return;
-            }
-            seen.push(key);
-            if !table.encode_into(text, &mut classes) {
-                return;
-            }
-            for ((scorer, trie), sum) in scorers.iter().zip(tries.iter_mut()).zip(sums.iter_mut()) {
-                let p = scorer.body_probs(trie, &classes);
+        for &(start, end) in &ws.spans[first as usize..last as usize] {
+            let classes = &ws.classes[start as usize..end as usize];
+            for ((scorer, trie), sum) in
+                scorers.iter().zip(ws.tries.iter_mut()).zip(sums.iter_mut())
+            {
+                let p = scorer.body_probs(trie, classes);
                 for k in 0..4 {
                     sum[k] += p[k];
                 }
             }
-        });
+        }
         let mut total = MoveScores {
             plain: 0.0,
             check: 0.0,
