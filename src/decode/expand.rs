@@ -10,7 +10,7 @@ use super::ctc::MIN_SCORE;
 use super::evidence::{Evidence, Workspace};
 use super::plausible::plausibility;
 use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Weights, keep_best};
-use crate::notation::{MoveShape, Notation, parse_move};
+use crate::notation::{MoveShape, Notation, Shared, parse_move};
 
 /// Candidates of an unknown move more than this many nats below the likeliest are
 /// dropped.
@@ -116,6 +116,7 @@ impl Search<'_> {
                     // worked out only for a move not seen yet.
                     // (The first member's moves are all new.)
                     let all = (j == 0).then(|| MoveShape::all(&member.pos, &moves));
+                    let mut shared: Option<Shared> = None;
                     for (k, &mv) in moves.iter().enumerate() {
                         let i = index.find_or_push(
                             out,
@@ -125,7 +126,12 @@ impl Search<'_> {
                                 mv,
                                 shape: match &all {
                                     Some(shapes) => shapes[k],
-                                    None => MoveShape::one(&member.pos, &moves, k),
+                                    None => MoveShape::one(
+                                        &member.pos,
+                                        &moves,
+                                        shared.get_or_insert_with(|| Shared::of(&moves)),
+                                        k,
+                                    ),
                                 },
                                 first: j,
                                 mask: 0,

@@ -76,14 +76,14 @@ impl MoveShape {
     }
 }
 
-impl MoveShape {
-    /// The shapes of all `moves` (the legal moves of `pos`, as returned by
-    /// `pos.legal_moves()`), in order: the same as [`MoveShape::new`] for each, with
-    /// the disambiguation worked out once for the whole list.
-    pub fn all(pos: &Chess, moves: &[Move]) -> Vec<MoveShape> {
-        let turn = pos.turn();
-        // Only destinations two pieces of a kind can reach need disambiguation: per
-        // role, the squares reached once and those reached twice or more.
+/// Per role, the squares two or more moves of a list take a piece of that role to:
+/// only moves there may need disambiguation.
+pub struct Shared {
+    twice: [u64; 7],
+}
+
+impl Shared {
+    pub fn of(moves: &[Move]) -> Shared {
         let mut once = [0u64; 7];
         let mut twice = [0u64; 7];
         for m in moves {
@@ -95,30 +95,39 @@ impl MoveShape {
                 once[role as usize] |= bit;
             }
         }
+        Shared { twice }
+    }
+
+    /// Whether another move of the list may take the same kind of piece where `m` goes.
+    fn may(&self, m: Move) -> bool {
+        match m {
+            Move::Normal { role, to, .. } => {
+                role != Role::Pawn && self.twice[role as usize] & (1u64 << u32::from(to)) != 0
+            }
+            _ => false,
+        }
+    }
+}
+
+impl MoveShape {
+    /// The shapes of all `moves` (the legal moves of `pos`, as returned by
+    /// `pos.legal_moves()`), in order: the same as [`MoveShape::new`] for each, with
+    /// the disambiguation worked out once for the whole list.
+    pub fn all(pos: &Chess, moves: &[Move]) -> Vec<MoveShape> {
+        let shared = Shared::of(moves);
+        let turn = pos.turn();
         moves
             .iter()
-            .map(|&m| {
-                let shared = match m {
-                    Move::Normal { role, to, .. } => {
-                        role != Role::Pawn && twice[role as usize] & (1u64 << u32::from(to)) != 0
-                    }
-                    _ => false,
-                };
-                MoveShape::among(m, moves, turn, shared)
-            })
+            .map(|&m| MoveShape::among(m, moves, turn, shared.may(m)))
             .collect()
     }
 
-    /// The shape of `moves[k]` alone (`moves` the legal moves of `pos`): cheaper than
-    /// [`MoveShape::all`] when few of a list's shapes are wanted.
-    pub fn one(pos: &Chess, moves: &[Move], k: usize) -> MoveShape {
+    /// The shape of `moves[k]` alone (`moves` the legal moves of `pos`, `shared` their
+    /// [`Shared`]): cheaper than [`MoveShape::all`] when few of a list's shapes are
+    /// wanted.
+    pub fn one(pos: &Chess, moves: &[Move], shared: &Shared, k: usize) -> MoveShape {
         let m = moves[k];
-        MoveShape::among(
-            m,
-            moves,
-            pos.turn(),
-            m.role() != Role::Pawn && !m.is_castle(),
-        )
+        MoveShape::among(m, moves, pos.turn(), shared.may(m))
     }
 
     /// The shape of legal move `m` among the legal `moves` of its position; `shared`:
@@ -575,7 +584,12 @@ mod tests {
             let bulk = MoveShape::all(&p, &moves);
             for (k, (m, shape)) in moves.iter().zip(&bulk).enumerate() {
                 assert_eq!(*shape, MoveShape::new(&p, *m), "{fen}: {m}");
-                assert_eq!(MoveShape::one(&p, &moves, k), *shape, "{fen}: {m} alone");
+                let shared = Shared::of(&moves);
+                assert_eq!(
+                    MoveShape::one(&p, &moves, &shared, k),
+                    *shape,
+                    "{fen}: {m} alone"
+                );
             }
         }
     }

@@ -19,8 +19,8 @@ mod sample;
 
 pub use das::Variant;
 pub use forms::{
-    ANNOTATIONS, Body, Check, Form, Mark, MoveShape, Style, bodies, check_marks, for_each_body,
-    forms, render, written_forms,
+    ANNOTATIONS, Body, Check, Form, Mark, MoveShape, Shared, Style, bodies, check_marks,
+    for_each_body, forms, render, written_forms,
 };
 pub use game::{GameText, GameTextError, WrittenPly, replay, replay_auto, split_game};
 pub use letters::{Script, piece_letter, transliterate};
