@@ -463,14 +463,18 @@ impl FeaturePrior {
                 let moves = pos.legal_moves();
                 positions += 1.0;
                 legal_total += moves.len() as f64;
-                for lm in &moves {
-                    for i in features(&pos, lm) {
-                        legal[i] += 1.0;
+                let ctx = MoveContext::new(&pos);
+                let count = |counts: &mut Vec<f64>, mv: &Move| {
+                    let mut mask = ctx.feature_mask(&pos, mv);
+                    while mask != 0 {
+                        counts[mask.trailing_zeros() as usize] += 1.0;
+                        mask &= mask - 1;
                     }
+                };
+                for lm in &moves {
+                    count(&mut legal, lm);
                 }
-                for i in features(&pos, m) {
-                    played[i] += 1.0;
-                }
+                count(&mut played, m);
                 pos.play_unchecked(*m);
             }
         }
