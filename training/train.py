@@ -51,8 +51,28 @@ def exact(pred: list[str], gold: list[str]) -> float:
     return float(np.mean([norm(p) == norm(g) for p, g in zip(pred, gold)])) if gold else 0.0
 
 
+def jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Random small affine changes of normalised cells (slant, rotation, scale, shift),
+    white filling what comes into view: fresh variants of the few real cells."""
+    n = x.shape[0]
+    u = lambda lo, hi: lo + (hi - lo) * torch.rand(n, generator=gen)
+    angle = u(-0.05, 0.05)                 # about +-3 degrees
+    shear = u(-0.2, 0.2)                   # slant, in pixels across per pixel down
+    sx, sy = u(0.9, 1.1), u(0.88, 1.12)
+    tx, ty = u(-0.04, 0.04), u(-0.10, 0.10)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    aspect = x.shape[3] / x.shape[2]       # the grid is in [-1, 1] both ways
+    theta = torch.stack([
+        torch.stack([sx * cos, (-sin + shear) / aspect, tx], 1),
+        torch.stack([sin * aspect, sy * cos, ty], 1)], 1)
+    grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    white = 1.0  # (255/255 - MEAN) / STD
+    out = torch.nn.functional.grid_sample(x - white, grid, padding_mode="zeros", align_corners=False)
+    return out + white
+
+
 def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
-          init: str | None = None) -> None:
+          init: str | None = None, augment_real: bool = False, ema: float = 0.0) -> None:
     seed_all(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -79,6 +99,9 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
     t0 = time.time()
     run_loss = 0.0
     vsub = rng.choice(len(vy), size=min(800, len(vy)), replace=False) if len(vy) else []
+    gen = torch.Generator().manual_seed(seed)
+    # Exponential moving average of the weights (buffers copied at the end).
+    averaged = [p.detach().clone() for p in model.parameters()] if ema else None
     for step in range(1, steps + 1):
         model.train()
         si = rng.integers(0, len(sy), batch - nreal)
@@ -87,7 +110,10 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
         labels = [senc[i] for i in si] + [renc[i] for i in ri]
         tgt = torch.tensor([c for l in labels for c in l], dtype=torch.long)
         tlen = torch.tensor([len(l) for l in labels], dtype=torch.long)
-        lp = model(to_input(x))                   # [N, T, C]
+        xin = to_input(x)
+        if augment_real and nreal:
+            xin[-nreal:] = jitter(xin[-nreal:], gen)
+        lp = model(xin)                           # [N, T, C]
         ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
         loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
         opt.zero_grad()
@@ -95,6 +121,10 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
         nn.utils.clip_grad_norm_(model.parameters(), 5.0)
         opt.step()
         sched.step()
+        if averaged is not None:
+            with torch.no_grad():
+                for a_, p in zip(averaged, model.parameters()):
+                    a_.mul_(ema).add_(p.detach(), alpha=1.0 - ema)
         run_loss = 0.98 * run_loss + 0.02 * loss.item() if step > 1 else loss.item()
         if step % 250 == 0 or step == steps:
             acc = ""
@@ -108,6 +138,14 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
             if acc:  # checkpoint, so an interrupted run keeps its progress
                 torch.save(model.state_dict(), out / "checkpoint.pt.tmp")
                 (out / "checkpoint.pt.tmp").replace(out / "checkpoint.pt")
+    if averaged is not None:
+        torch.save(model.state_dict(), out / "model_last.pt")
+        with torch.no_grad():
+            for a_, p in zip(averaged, model.parameters()):
+                p.copy_(a_)
+        if len(vy):
+            print(f"train: averaged weights, hcs-val(sub) exact "
+                  f"{exact(read(model, vx[vsub]), [vy[i] for i in vsub]):.4f}")
     torch.save(model.state_dict(), out / "model.pt")
     print(f"train: done in {time.time() - t0:.0f}s -> {out / 'model.pt'}")
 
@@ -122,8 +160,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="weights to start from (model.pt of an earlier run)")
+    ap.add_argument("--augment-real", action="store_true",
+                    help="random small affine changes of the real cells of every batch")
+    ap.add_argument("--ema", type=float, default=0.0,
+                    help="keep an exponential moving average of the weights (decay, e.g. 0.999) "
+                         "and save it as model.pt (the last weights as model_last.pt)")
     a = ap.parse_args()
-    train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init)
+    train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init,
+          a.augment_real, a.ema)
 
 
 if __name__ == "__main__":
