@@ -1,6 +1,6 @@
 //! Small sheets written by the fake writer -> decoded games: the sample game read
 //! cleanly in its notation, blank cells ending the game, a locked cell, two copies of
-//! one sheet, and a cell that no legal move explains. Every decoded game must replay
+//! one sheet, a cell that no legal move explains, and a player's slip. Every decoded game must replay
 //! legally and survive a PGN round trip.
 
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
@@ -163,6 +163,34 @@ fn an_unexplained_cell_is_flagged_not_forced() {
     assert!(bad.confidence < 0.8, "{bad:?}");
     assert_eq!(sheet.entry_for_cell(4).unwrap().san.as_deref(), Some("Bc4"));
     assert_eq!(sheet.entry_for_cell(5).unwrap().san.as_deref(), Some("Nf6"));
+    assert_legal_and_pgn_round_trip(&sheet);
+}
+
+#[test]
+fn a_players_slip_keeps_its_reading_and_is_flagged() {
+    // Black wrote `Nc3` for 2...Nc6 (no black knight reaches c3). One glyph read
+    // otherwise costs the simulated reader's cells about 2.7 nats (the real reader's
+    // 4-6, see `written_floor`): the floor is scaled to match.
+    let sim = clean();
+    let texts = ["e4", "e5", "Nf3", "Nc3", "Bb5", "a6", "Ba4", "Nf6", "", ""];
+    let decoder = Decoder::new(
+        &model_alphabet(),
+        DecodeParams {
+            notation: Some(Notation::En),
+            written_floor: 2.0,
+            ..Default::default()
+        },
+    );
+    let sheet = decoder.decode(&cells(&sim, &texts, 9));
+    let slip = sheet.entry_for_cell(3).unwrap();
+    assert_eq!(slip.san.as_deref(), Some("Nc6"), "{slip:?}");
+    assert_eq!(slip.read, "Nc3", "{slip:?}");
+    assert_eq!(slip.written, None, "the cell does not show Nc6: {slip:?}");
+    assert!(slip.review, "{slip:?}");
+    let next = sheet.entry_for_cell(4).unwrap();
+    assert_eq!(next.san.as_deref(), Some("Bb5"));
+    assert_eq!(next.written.as_deref(), Some("Bb5"));
+    assert!(!next.review, "{next:?}");
     assert_legal_and_pgn_round_trip(&sheet);
 }
 

@@ -12,7 +12,7 @@ use super::evidence::{Evidence, Workspace};
 use super::state::{Act, Hist, Node};
 use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
 use crate::model::Alphabet;
-use crate::notation::{Notation, forms};
+use crate::notation::{ANNOTATIONS, Notation, forms, read_written};
 
 /// Alternatives below this confidence are not listed.
 const MIN_ALTERNATIVE: f32 = 0.005;
@@ -89,8 +89,10 @@ fn name(pos: &Chess, m: Move) -> String {
     }
 }
 
-/// The written form of `m` (display letters) that best explains the cell, if any
-/// explains it better than `floor`.
+/// The written form of `m` (display letters) that best explains the cell, if the cell
+/// shows the move: the form comes within `params.written_floor` of the cell's best
+/// reading, or (within the escape penalties) the cell reads as no move at all, so a
+/// misread form of this move is still the best account of it.
 fn best_written(
     ev: &Evidence,
     ws: &mut Workspace,
@@ -98,14 +100,23 @@ fn best_written(
     m: Move,
     n: Notation,
     alphabet: &Alphabet,
-    floor: f32,
+    params: &DecodeParams,
 ) -> Option<String> {
-    forms(pos, m, n)
+    // (A form may be followed by an evaluation or draw-offer mark.)
+    let (score, display) = forms(pos, m, n)
         .into_iter()
-        .map(|f| (ev.text_score(&f.glyph, alphabet, ws), f.display))
-        .filter(|(s, _)| *s > floor)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, d)| d)
+        .map(|f| {
+            let score = ANNOTATIONS
+                .iter()
+                .map(|a| ev.text_score(&format!("{}{a}", f.glyph), alphabet, ws))
+                .fold(f32::NEG_INFINITY, f32::max);
+            (score, f.display)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    let shows = score >= -params.written_floor
+        || (score > -params.replace_penalty.max(params.skip_penalty)
+            && read_written(&ev.greedy, n).is_none());
+    shows.then_some(display)
 }
 
 pub(crate) fn explain(
@@ -161,22 +172,19 @@ pub(crate) fn explain(
         let ev = &evidence[step];
         ws.bind(step, ev);
         let written = match (kind, mv) {
-            (EntryKind::Read | EntryKind::Locked, Some(m)) => best_written(
-                ev,
-                ws,
-                &pos,
-                m,
-                n,
-                alphabet,
-                -params.replace_penalty.max(params.skip_penalty),
-            ),
+            (EntryKind::Read | EntryKind::Locked, Some(m)) => {
+                best_written(ev, ws, &pos, m, n, alphabet, params)
+            }
             _ => None,
         };
         if kind == EntryKind::Locked {
             confidence = 1.0;
         }
+        // A move read from a cell that shows something else is the player's slip or a
+        // misreading: a human should look.
         let review = !matches!(kind, EntryKind::Read | EntryKind::Locked)
-            || confidence < params.review_below;
+            || confidence < params.review_below
+            || (kind == EntryKind::Read && written.is_none());
         let alternatives = others
             .into_iter()
             .map(|(m, c)| Alternative {

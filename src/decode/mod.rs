@@ -113,6 +113,13 @@ pub struct DecodeParams {
     pub diversity_keep: usize,
     /// A move whose confidence is below this is flagged for review.
     pub review_below: f32,
+    /// A cell shows the legal move chosen there when one of the move's written forms
+    /// comes within this many nats of the cell's best reading. Otherwise, when the
+    /// cell reads as another move (a player's slip such as `Nf3` for Black's `Nf6`,
+    /// or a misread glyph: each costs 4-6 nats), the entry gets no `written` form,
+    /// only its `read`, and is flagged for review. Chosen on the HCS training pages
+    /// (3.5 of 3-6: most cells right there).
+    pub written_floor: f32,
     /// Confidence of a cell is measured this many cells later, so that the cells
     /// right after it have their say.
     pub lookahead: usize,
@@ -154,6 +161,7 @@ impl Default for DecodeParams {
             diversity_margin: 15.0,
             diversity_keep: 3,
             review_below: 0.8,
+            written_floor: 3.5,
             lookahead: 1,
             locked: BTreeMap::new(),
             prior: None,
@@ -185,6 +193,7 @@ impl fmt::Debug for DecodeParams {
             .field("diversity_margin", &self.diversity_margin)
             .field("diversity_keep", &self.diversity_keep)
             .field("review_below", &self.review_below)
+            .field("written_floor", &self.written_floor)
             .field("lookahead", &self.lookahead)
             .field("locked", &self.locked)
             .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
@@ -233,7 +242,8 @@ pub struct Entry {
     /// English SAN (with `+`/`#`) of the decoded legal move.
     pub san: Option<String>,
     /// The written form of that move (sheet notation, real letters) that best explains
-    /// the cell; `None` when the cell does not show the move.
+    /// the cell; `None` when the cell does not show the move (no form comes within
+    /// [`DecodeParams::written_floor`] of the cell's best reading).
     pub written: Option<String>,
     /// What the cell reads, unconstrained by legality, in English letters.
     pub read: String,

@@ -68,7 +68,8 @@ pub struct MoveReport {
     pub side: String,
     /// English SAN of the decoded legal move (`null` for a skipped cell).
     pub san: Option<String>,
-    /// The written form of that move (sheet's notation) that best explains the cell.
+    /// The written form of that move (sheet's notation) that best explains the cell;
+    /// null when the cell shows something else (see `read`).
     pub written: Option<String>,
     /// What the cell says, unconstrained by legality, in English letters.
     pub read: String,
