@@ -218,6 +218,11 @@ impl Evidence {
         total
     }
 
+    /// Readings of the cell (one per copy of the sheet).
+    pub fn copies(&self) -> usize {
+        self.copies.len()
+    }
+
     /// Whether a move to `to` may be in the cell at all (see [`Evidence::scores`]);
     /// castling is never ruled out.
     pub fn may_show(&self, to: Square) -> bool {

@@ -90,9 +90,9 @@ fn name(pos: &Chess, m: Move) -> String {
 }
 
 /// The written form of `m` (display letters) that best explains the cell, if the cell
-/// shows the move: the form comes within `params.written_floor` of the cell's best
-/// reading, or (within the escape penalties) the cell reads as no move at all, so a
-/// misread form of this move is still the best account of it.
+/// shows the move: the form comes within `params.written_floor` (per copy) of the
+/// cell's best reading, or (within the escape penalties) the cell reads as no move at
+/// all, so a misread form of this move is still the best account of it.
 fn best_written(
     ev: &Evidence,
     ws: &mut Workspace,
@@ -113,8 +113,10 @@ fn best_written(
             (score, f.display)
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))?;
-    let shows = score >= -params.written_floor
-        || (score > -params.replace_penalty.max(params.skip_penalty)
+    // (Scores add up over the copies of a two-copy game.)
+    let copies = ev.copies() as f32;
+    let shows = score >= -params.written_floor * copies
+        || (score > -params.replace_penalty.max(params.skip_penalty) * copies
             && read_written(&ev.greedy, n).is_none());
     shows.then_some(display)
 }
