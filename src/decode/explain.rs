@@ -102,19 +102,45 @@ fn best_written(
     alphabet: &Alphabet,
     params: &DecodeParams,
 ) -> Option<String> {
-    // (A form may be followed by an evaluation or draw-offer mark.)
-    let (score, display) = forms(pos, m, n)
-        .into_iter()
-        .map(|f| {
-            let score = ANNOTATIONS
-                .iter()
-                .map(|a| ev.text_score(&format!("{}{a}", f.glyph), alphabet, ws))
-                .fold(f32::NEG_INFINITY, f32::max);
-            (score, f.display)
-        })
-        .max_by(|a, b| a.0.total_cmp(&b.0))?;
     // (Scores add up over the copies of a two-copy game.)
     let copies = ev.copies() as f32;
+    let forms = forms(pos, m, n);
+    let best = |scored: Vec<(f32, &str)>| {
+        scored
+            .into_iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(s, d)| (s, d.to_string()))
+    };
+    let mut found = best(
+        forms
+            .iter()
+            .map(|f| (ev.text_score(&f.glyph, alphabet, ws), f.display.as_str()))
+            .collect(),
+    );
+    if found
+        .as_ref()
+        .is_some_and(|(s, _)| *s < -params.written_floor * copies)
+    {
+        // A form may be followed by an evaluation or draw-offer mark (rare: only
+        // asked when the bare forms fall short).
+        let marked = best(
+            forms
+                .iter()
+                .flat_map(|f| {
+                    ANNOTATIONS[1..]
+                        .iter()
+                        .map(move |a| (format!("{}{a}", f.glyph), f.display.as_str()))
+                })
+                .map(|(text, d)| (ev.text_score(&text, alphabet, ws), d))
+                .collect(),
+        );
+        if let (Some(m), Some(f)) = (&marked, &found)
+            && m.0 > f.0
+        {
+            found = marked;
+        }
+    }
+    let (score, display) = found?;
     let shows = score >= -params.written_floor * copies
         || (score > -params.replace_penalty.max(params.skip_penalty) * copies
             && read_written(&ev.greedy, n).is_none());
