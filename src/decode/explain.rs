@@ -105,46 +105,30 @@ fn best_written(
     // (Scores add up over the copies of a two-copy game.)
     let copies = ev.copies() as f32;
     let forms = forms(pos, m, n);
-    let best = |scored: Vec<(f32, &str)>| {
-        scored
-            .into_iter()
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(s, d)| (s, d.to_string()))
-    };
-    let mut found = best(
-        forms
-            .iter()
-            .map(|f| (ev.text_score(&f.glyph, alphabet, ws), f.display.as_str()))
-            .collect(),
-    );
-    if found
-        .as_ref()
-        .is_some_and(|(s, _)| *s < -params.written_floor * copies)
-    {
-        // A form may be followed by an evaluation or draw-offer mark (rare: only
-        // asked when the bare forms fall short).
-        let marked = best(
-            forms
-                .iter()
-                .flat_map(|f| {
-                    ANNOTATIONS[1..]
-                        .iter()
-                        .map(move |a| (format!("{}{a}", f.glyph), f.display.as_str()))
-                })
-                .map(|(text, d)| (ev.text_score(&text, alphabet, ws), d))
-                .collect(),
-        );
-        if let (Some(m), Some(f)) = (&marked, &found)
-            && m.0 > f.0
-        {
-            found = marked;
+    let mut best: Option<(f32, &str)> = None;
+    for f in &forms {
+        let s = ev.text_score(&f.glyph, alphabet, ws);
+        if best.is_none_or(|(b, _)| s >= b) {
+            best = Some((s, &f.display));
         }
     }
-    let (score, display) = found?;
+    if best.is_some_and(|(s, _)| s < -params.written_floor * copies) {
+        // A form may be followed by an evaluation or draw-offer mark (rare: only
+        // asked when the bare forms fall short).
+        for f in &forms {
+            for a in &ANNOTATIONS[1..] {
+                let s = ev.text_score(&format!("{}{a}", f.glyph), alphabet, ws);
+                if best.is_none_or(|(b, _)| s > b) {
+                    best = Some((s, &f.display));
+                }
+            }
+        }
+    }
+    let (score, display) = best?;
     let shows = score >= -params.written_floor * copies
         || (score > -params.replace_penalty.max(params.skip_penalty) * copies
             && read_written(&ev.greedy, n).is_none());
-    shows.then_some(display)
+    shows.then(|| display.to_string())
 }
 
 pub(crate) fn explain(
