@@ -181,14 +181,11 @@ impl MoveContext {
     /// The features of legal move `m` of this position as bits (bit `i` =
     /// [`FEATURES`]`[i]`).
     pub fn feature_mask(&self, pos: &Chess, m: &Move) -> u32 {
-        let mut f = 0u32;
-        let mut push = |i: usize| f |= 1 << i;
         if m.is_castle() {
-            push(6);
-            return f;
+            return 1 << 6;
         }
         let role = m.role();
-        f |= self.role_bits[role_index(role)];
+        let mut f = self.role_bits[role_index(role)];
         let mut push = |i: usize| f |= 1 << i;
         let turn = self.turn;
         let from = m.from().expect("chess move");

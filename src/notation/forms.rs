@@ -131,7 +131,8 @@ impl MoveShape {
     }
 
     /// The shape of legal move `m` among the legal `moves` of its position; `shared`:
-    /// another move of the list may take the same kind of piece to the same square.
+    /// another move of the list may take the same kind of piece to the same square
+    /// (never for pawns, see [`Shared`]).
     #[inline(always)]
     fn among(m: Move, moves: &[Move], turn: Color, shared: bool) -> MoveShape {
         let plain = |role, from, to, capture, promotion| MoveShape {
@@ -154,7 +155,7 @@ impl MoveShape {
                 promotion,
             } => {
                 let mut shape = plain(role, from, to, capture.is_some(), promotion);
-                if shared && role != Role::Pawn {
+                if shared {
                     let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
                     for other in moves {
                         if let Move::Normal {
