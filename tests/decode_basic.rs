@@ -195,6 +195,39 @@ fn a_players_slip_keeps_its_reading_and_is_flagged() {
 }
 
 #[test]
+fn captures_written_by_the_piece_taken_are_read() {
+    // Old English habits: `dxe` (files only), `BxN` (the piece taken), `PxP`.
+    // 1. e4 d5 2. Nc3 dxe4 3. Nxe4 Bf5 4. Bd3 Bxe4 5. Bxe4 c6 6. d4 e5 7. dxe5
+    let sim = clean();
+    let texts = [
+        "e4", "d5", "Nc3", "dxe", "NxP", "Bf5", "Bd3", "BxN", "BxB", "c6", "d4", "e5", "PxP", "",
+        "",
+    ];
+    let decoder = Decoder::new(
+        &model_alphabet(),
+        DecodeParams {
+            notation: Some(Notation::En),
+            ..Default::default()
+        },
+    );
+    let sheet = decoder.decode(&cells(&sim, &texts, 5));
+    let want = [
+        "e4", "d5", "Nc3", "dxe4", "Nxe4", "Bf5", "Bd3", "Bxe4", "Bxe4", "c6", "d4", "e5", "dxe5",
+    ];
+    let got: Vec<&str> = sheet
+        .entries
+        .iter()
+        .filter_map(|e| e.san.as_deref())
+        .collect();
+    assert_eq!(got, want);
+    for (cell, text) in texts.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+        let e = sheet.entry_for_cell(cell).unwrap();
+        assert_eq!(e.written.as_deref(), Some(*text), "{e:?}");
+    }
+    assert_legal_and_pgn_round_trip(&sheet);
+}
+
+#[test]
 fn two_copies_are_read_together() {
     // White's copy is read badly, Black's cleanly: together they give (nearly) the
     // clean game: a copy that disagrees does not spoil the other one.

@@ -267,6 +267,7 @@ fn why_illegal(pos: &Chess, text: &str, n: Notation) -> String {
             role,
             to_file,
             to_rank,
+            captured,
             ..
         } => {
             let mine = pos.board().by_piece(shakmaty::Piece {
@@ -276,12 +277,20 @@ fn why_illegal(pos: &Chess, text: &str, n: Notation) -> String {
             if mine.is_empty() {
                 return format!("{side} has no {}", role_name(role));
             }
-            let Some(rank) = to_rank else {
-                return format!(
-                    "no {side} {} can capture on the {} file",
-                    role_name(role),
-                    to_file.char()
-                );
+            let (Some(to_file), Some(rank)) = (to_file, to_rank) else {
+                return match (to_file, captured) {
+                    (Some(file), _) => format!(
+                        "no {side} {} can capture on the {} file",
+                        role_name(role),
+                        file.char()
+                    ),
+                    (None, Some(taken)) => format!(
+                        "no {side} {} can take a {}",
+                        role_name(role),
+                        role_name(taken)
+                    ),
+                    (None, None) => format!("`{text}` names no square"),
+                };
             };
             let to = shakmaty::Square::from_coords(to_file, rank);
             if pos.us().contains(to) {

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use shakmaty::{Chess, File, Move, Position, Rank, Square};
+use shakmaty::{Chess, File, Move, Position, Rank, Role, Square};
 
 use super::ctc::{
     CellScorer, ClassProbs, ClassTable, FxBuild, FxHasher, MIN_SCORE, Trie, to_score,
@@ -97,8 +97,11 @@ pub(crate) struct Evidence {
     /// Keyed by the notation and [`MoveShape::key`].
     cache: HashMap<u32, MoveScores, FxBuild>,
     /// Squares (bit = square index) whose file or rank glyph shows somewhere in some
-    /// copy: a move to any other square (castling aside) cannot be in the cell.
+    /// copy: a move to any other square (castling aside) cannot be in the cell ...
     shown: u64,
+    /// ... unless it is an English capture, which may be written by the piece it
+    /// takes (`BxN`): bit = [`Role`] of the pieces whose letter shows, with `x`.
+    taken: u8,
 }
 
 impl Evidence {
@@ -122,6 +125,20 @@ impl Evidence {
             .fold(0u64, |m, &sq| m | 1u64 << u32::from(sq));
         Evidence {
             shown,
+            taken: if shows('x') {
+                [
+                    ('P', Role::Pawn),
+                    ('N', Role::Knight),
+                    ('B', Role::Bishop),
+                    ('R', Role::Rook),
+                    ('Q', Role::Queen),
+                ]
+                .iter()
+                .filter(|&&(c, _)| shows(c))
+                .fold(0u8, |m, &(_, r)| m | 1 << r as u8)
+            } else {
+                0
+            },
             blank,
             greedy: copies
                 .first()
@@ -157,14 +174,15 @@ impl Evidence {
         table: &ClassTable,
         ws: &mut Workspace,
     ) -> MoveScores {
-        let key = shape.key() | (n as u32) << 24;
+        let key = shape.key() | (n as u32) << 27;
         if let Some(s) = self.cache.get(&key) {
             return *s;
         }
-        // Every written form names the destination square (castling aside): when
-        // neither of its glyphs shows anywhere in any copy, the cell cannot be this
-        // move (short of two misread glyphs, which no escape is worse than).
-        if shape.castle.is_none() && !self.may_show(shape.to) {
+        // Every written form names the destination square (castling and captures
+        // written by the piece taken aside): when neither of its glyphs shows anywhere
+        // in any copy, the cell cannot be this move (short of two misread glyphs,
+        // which no escape is worse than).
+        if shape.castle.is_none() && !self.may_show(shape.to, n, shape.captured) {
             let none = MoveScores {
                 plain: MIN_SCORE,
                 check: MIN_SCORE,
@@ -223,16 +241,18 @@ impl Evidence {
         self.copies.len()
     }
 
-    /// Whether a move to `to` may be in the cell at all (see [`Evidence::scores`]);
-    /// castling is never ruled out.
-    pub fn may_show(&self, to: Square) -> bool {
+    /// Whether a move to `to` taking `captured` may be in the cell at all in notation
+    /// `n` (see [`Evidence::scores`]); castling is never ruled out.
+    pub fn may_show(&self, to: Square, n: Notation, captured: Option<Role>) -> bool {
         self.shown & (1u64 << u32::from(to)) != 0
+            || (n == Notation::En && captured.is_some_and(|r| self.taken & (1 << r as u8) != 0))
     }
 
-    /// Whether legal move `m` certainly scores [`MIN_SCORE`] here: it goes to a square
-    /// the cell does not show and is not castling.
-    pub fn rules_out(&self, m: &Move) -> bool {
-        !m.is_castle() && !self.may_show(m.to())
+    /// Whether legal move `m` certainly scores [`MIN_SCORE`] here in notation `n`: it
+    /// goes to a square the cell does not show, is not castling, and is not a capture
+    /// the cell may name by the piece taken.
+    pub fn rules_out(&self, m: &Move, n: Notation) -> bool {
+        !m.is_castle() && !self.may_show(m.to(), n, m.capture())
     }
 
     /// The cell score of legal move `m` (with shape `shape`) in `pos`: its check state

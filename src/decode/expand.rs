@@ -268,7 +268,7 @@ impl Search<'_> {
                 } else {
                     0.0
                 };
-                let read = if ev.rules_out(&o.mv) {
+                let read = if ev.rules_out(&o.mv, n) {
                     MIN_SCORE
                 } else {
                     ev.move_score(pos, o.mv, &o.shape, n, self.table, ws)
@@ -393,13 +393,13 @@ impl Search<'_> {
             }
             let moves = p1.legal_moves();
             // (A move the cell cannot show scores far below the skip: no group.)
-            if moves.iter().all(|m| ev.rules_out(m)) {
+            if moves.iter().all(|m| ev.rules_out(m, n)) {
                 continue;
             }
             let shapes = MoveShape::all(&p1, &moves);
             passing.clear();
             for (m2, shape) in moves.iter().zip(&shapes) {
-                if ev.rules_out(m2) {
+                if ev.rules_out(m2, n) {
                     continue;
                 }
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);

@@ -39,6 +39,8 @@ pub struct MoveShape {
     /// Destination; for castling the king's destination.
     pub to: Square,
     pub capture: bool,
+    /// The kind of piece taken (a pawn for en passant): `BxN`, `PxP`.
+    pub captured: Option<Role>,
     pub en_passant: bool,
     pub promotion: Option<Role>,
     pub castle: Option<CastlingSide>,
@@ -67,6 +69,7 @@ impl MoveShape {
             from,
             to,
             capture: m.is_capture(),
+            captured: m.capture(),
             en_passant: m.is_en_passant(),
             promotion: m.promotion(),
             castle,
@@ -135,11 +138,12 @@ impl MoveShape {
     /// (never for pawns, see [`Shared`]).
     #[inline(always)]
     fn among(m: Move, moves: &[Move], turn: Color, shared: bool) -> MoveShape {
-        let plain = |role, from, to, capture, promotion| MoveShape {
+        let plain = |role, from, to, captured: Option<Role>, promotion| MoveShape {
             role,
             from,
             to,
-            capture,
+            capture: captured.is_some(),
+            captured,
             en_passant: false,
             promotion,
             castle: None,
@@ -154,7 +158,7 @@ impl MoveShape {
                 to,
                 promotion,
             } => {
-                let mut shape = plain(role, from, to, capture.is_some(), promotion);
+                let mut shape = plain(role, from, to, capture, promotion);
                 if shared {
                     let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
                     for other in moves {
@@ -182,13 +186,13 @@ impl MoveShape {
             }
             Move::EnPassant { from, to } => MoveShape {
                 en_passant: true,
-                ..plain(Role::Pawn, from, to, true, None)
+                ..plain(Role::Pawn, from, to, Some(Role::Pawn), None)
             },
             Move::Castle { king, rook } => {
                 let side = CastlingSide::from_queen_side(rook < king);
                 MoveShape {
                     castle: Some(side),
-                    ..plain(Role::King, king, side.king_to(turn), false, None)
+                    ..plain(Role::King, king, side.king_to(turn), None, None)
                 }
             }
             Move::Put { .. } => unreachable!("chess moves have an origin"),
@@ -197,7 +201,7 @@ impl MoveShape {
 }
 
 impl MoveShape {
-    /// The shape packed into 32 bits (equal shapes, equal keys), for fast maps.
+    /// The shape packed into the low 27 bits (equal shapes, equal keys), for fast maps.
     pub fn key(&self) -> u32 {
         let castle = match self.castle {
             None => 0,
@@ -213,6 +217,7 @@ impl MoveShape {
             | (castle << 20)
             | (u32::from(self.need_file) << 22)
             | (u32::from(self.need_rank) << 23)
+            | (self.captured.map_or(0, |r| r as u32) << 24)
     }
 }
 
@@ -229,6 +234,10 @@ pub enum Style {
     Under,
     /// `O-O`, `0-0-0`, ...
     Castle,
+    /// A capture named by less than its destination square (`ed`, `dxe`, `Bxe`), or
+    /// in English by the piece taken (`BxN`, `PxP`, `QxNd5`): an old habit, ambiguous
+    /// more often than not.
+    Terse,
 }
 
 /// The separator written between origin and destination (or before the destination).
@@ -430,6 +439,65 @@ pub fn for_each_body(
             }
         }
     }
+    if shape.capture && shape.promotion.is_none() {
+        for_each_terse_body(shape, n, letter, marks, &mut s, f);
+    }
+}
+
+/// The [`Style::Terse`] bodies of a capture (no promotion), after all the others.
+fn for_each_terse_body(
+    shape: &MoveShape,
+    n: Notation,
+    letter: &str,
+    marks: &[Mark],
+    s: &mut String,
+    f: &mut dyn FnMut(&str, Style, Mark, bool, bool),
+) {
+    let (from_file, to_file) = (shape.from.file().char(), shape.to.file().char());
+    for &mark in marks {
+        s.clear();
+        if shape.role == Role::Pawn {
+            s.push(from_file);
+        } else if mark == Mark::Plain {
+            // (`Be` for `Bxe4` is no habit.)
+            continue;
+        } else {
+            s.push_str(letter);
+        }
+        s.push_str(mark.text());
+        s.push(to_file);
+        f(s, Style::Terse, mark, false, false);
+    }
+    // The piece taken, named by its English letter (`P` for a pawn), as in the
+    // descriptive notation English players grew up with.
+    let (Notation::En, Some(taken)) = (n, shape.captured) else {
+        return;
+    };
+    let taken = match taken {
+        Role::Pawn => "P",
+        r => piece_letter(n, r, Script::Glyph),
+    };
+    let pawn_file = [from_file as u8];
+    let movers: [&str; 2] = if shape.role == Role::Pawn {
+        [
+            "P",
+            std::str::from_utf8(&pawn_file).expect("a file letter is ASCII"),
+        ]
+    } else {
+        [letter, ""]
+    };
+    for mover in movers.into_iter().filter(|m| !m.is_empty()) {
+        for square in [false, true] {
+            s.clear();
+            s.push_str(mover);
+            s.push('x');
+            s.push_str(taken);
+            if square {
+                push_square(s, shape.to);
+            }
+            f(s, Style::Terse, Mark::Cross, false, false);
+        }
+    }
 }
 
 /// One complete written form: body plus check mark.
@@ -543,6 +611,34 @@ mod tests {
                 "{want} missing from {forms:?}"
             );
         }
+    }
+
+    #[test]
+    fn terse_capture_forms_come_last() {
+        let p = pos("rn1qkbnr/ppp1pppp/8/3p4/4P1b1/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 0 3");
+        let forms = written_forms(&p, &mv(&p, "dxe4"), Notation::En);
+        assert_eq!(forms[0], "dxe4");
+        let short = forms.iter().position(|f| f == "de4").unwrap();
+        for want in ["dxe", "de", "d:e", "PxP", "dxP", "PxPe4", "dxPe4"] {
+            let at = forms.iter().position(|f| f == want);
+            assert!(at.is_some_and(|k| k > short), "{want} in {forms:?}");
+        }
+        let forms = written_forms(&p, &mv(&p, "Bxf3"), Notation::En);
+        for want in ["Bxf", "B:f", "BxN", "BxNf3"] {
+            assert!(forms.contains(&want.to_string()), "{want} in {forms:?}");
+        }
+        assert!(!forms.contains(&"Bf".to_string()), "{forms:?}");
+        // Other notations: files only, never the piece taken.
+        let forms = written_forms(&p, &mv(&p, "Bxf3"), Notation::Ru);
+        assert!(forms.contains(&"C:f".to_string()), "{forms:?}");
+        assert!(
+            !forms
+                .iter()
+                .any(|f| f.starts_with("Cx") && f.len() == 3 && f != "Cxf")
+        );
+        let forms = written_forms(&p, &mv(&p, "dxe4"), Notation::Pl);
+        assert!(forms.contains(&"d:e".to_string()), "{forms:?}");
+        assert!(!forms.iter().any(|f| f.contains('P')), "{forms:?}");
     }
 
     #[test]

@@ -35,9 +35,12 @@ pub enum Written {
         from_file: Option<File>,
         from_rank: Option<Rank>,
         mark: Mark,
-        to_file: File,
-        /// `None` for a file-only pawn capture (`ed`).
+        /// `None` when only the piece taken is written (`BxN`).
+        to_file: Option<File>,
+        /// `None` for a capture written with the destination file only (`ed`, `Bxe`).
         to_rank: Option<Rank>,
+        /// The piece taken, when written (`BxN`, `QxNd5`).
+        captured: Option<Role>,
         promotion: Option<Role>,
         en_passant: bool,
     },
@@ -77,6 +80,9 @@ pub fn read_written(glyphs: &str, n: Notation) -> Option<Written> {
 
     let (role, start) = if s.starts_with(|c: char| c.is_ascii_lowercase()) {
         (Role::Pawn, 0)
+    } else if n == Notation::En && s.starts_with('P') {
+        // `PxP`: the pawn named by its English letter.
+        (Role::Pawn, 1)
     } else {
         read_piece(n, s)?
     };
@@ -84,7 +90,10 @@ pub fn read_written(glyphs: &str, n: Notation) -> Option<Written> {
 
     let mut promotion = None;
     for role in LETTERED.iter().copied().filter(|&r| r != Role::King) {
-        if let Some(r) = rest.strip_suffix(piece_letter(n, role, Script::Glyph)) {
+        // (After the rank or `=`: `xN` is the piece taken.)
+        if let Some(r) = rest.strip_suffix(piece_letter(n, role, Script::Glyph))
+            && r.ends_with(|c: char| c == '=' || c.is_ascii_digit())
+        {
             promotion = Some(role);
             rest = r.strip_suffix('=').unwrap_or(r);
             break;
@@ -94,30 +103,42 @@ pub fn read_written(glyphs: &str, n: Notation) -> Option<Written> {
     let chars: Vec<char> = rest.chars().collect();
     let file = |c: char| File::from_char(c);
     let rank = |c: char| Rank::from_char(c);
-    let (to_file, to_rank, head) = match chars.as_slice() {
-        [head @ .., f, r] if file(*f).is_some() && rank(*r).is_some() => {
-            (file(*f)?, rank(*r), head)
-        }
-        // `ed`: a pawn capture written with files only.
-        [f1, f2] if role == Role::Pawn && file(*f1).is_some() && file(*f2).is_some() => {
-            return Some(Written::Move {
-                role,
-                from_file: file(*f1),
-                from_rank: None,
-                mark: Mark::Plain,
-                to_file: file(*f2)?,
-                to_rank: None,
-                promotion,
-                en_passant,
-            });
-        }
+    // The piece taken, in English (`xN`, `xP`).
+    let taken = |x: char, c: char| {
+        (n == Notation::En && x == 'x')
+            .then(|| taken_role(c))
+            .flatten()
+    };
+    // The destination: a square, a file alone (`ed`, `dxe`, `Bxe`), or nothing but
+    // the piece taken (`BxN`).
+    let (to_file, to_rank, mut head) = match chars.as_slice() {
+        [head @ .., f, r] if file(*f).is_some() && rank(*r).is_some() => (file(*f), rank(*r), head),
+        [head @ .., f] if file(*f).is_some() => (file(*f), None, head),
+        [head @ .., _, _] => (None, None, head),
         _ => return None,
     };
-    let (origin, mark) = match head {
-        [o @ .., 'x'] => (o, Mark::Cross),
-        [o @ .., ':'] => (o, Mark::Colon),
-        [o @ .., '-'] if !o.is_empty() => (o, Mark::Dash),
-        o => (o, Mark::Plain),
+    let mut captured = None;
+    if to_file.is_none() {
+        let [.., x, c] = chars.as_slice() else {
+            return None;
+        };
+        captured = Some(taken(*x, *c)?);
+    } else if let [o @ .., x, c] = head
+        && let Some(role) = taken(*x, *c)
+    {
+        // `QxNd5`
+        captured = Some(role);
+        head = o;
+    }
+    let (origin, mark) = if captured.is_some() {
+        (head, Mark::Cross)
+    } else {
+        match head {
+            [o @ .., 'x'] => (o, Mark::Cross),
+            [o @ .., ':'] => (o, Mark::Colon),
+            [o @ .., '-'] if !o.is_empty() => (o, Mark::Dash),
+            o => (o, Mark::Plain),
+        }
     };
     let (from_file, from_rank) = match origin {
         [] => (None, None),
@@ -129,6 +150,15 @@ pub fn read_written(glyphs: &str, n: Notation) -> Option<Written> {
         },
         _ => return None,
     };
+    // Without its rank the destination is only written for captures: a pawn's by
+    // files only (`ed`, `exd`), a piece's with a capture mark (`Bxe`).
+    if to_file.is_some() && to_rank.is_none() {
+        let pawn = role == Role::Pawn && from_file.is_some() && from_rank.is_none();
+        let piece = role != Role::Pawn && matches!(mark, Mark::Cross | Mark::Colon);
+        if !(pawn || piece) || promotion.is_some() {
+            return None;
+        }
+    }
     Some(Written::Move {
         role,
         from_file,
@@ -136,9 +166,22 @@ pub fn read_written(glyphs: &str, n: Notation) -> Option<Written> {
         mark,
         to_file,
         to_rank,
+        captured,
         promotion,
         en_passant,
     })
+}
+
+/// The English letter of a piece that may be taken (`P` for a pawn).
+fn taken_role(c: char) -> Option<Role> {
+    match c {
+        'P' => Some(Role::Pawn),
+        'N' => Some(Role::Knight),
+        'B' => Some(Role::Bishop),
+        'R' => Some(Role::Rook),
+        'Q' => Some(Role::Queen),
+        _ => None,
+    }
 }
 
 impl Written {
@@ -153,6 +196,7 @@ impl Written {
                 mark,
                 to_file,
                 to_rank,
+                captured,
                 promotion,
                 en_passant,
             } => {
@@ -164,10 +208,14 @@ impl Written {
                     Mark::Cross | Mark::Colon => m.is_capture(),
                     Mark::Plain | Mark::Dash => true,
                 };
-                // A pawn capture always names the pawn's file.
-                let pawn_ok = role != Role::Pawn || !m.is_capture() || from_file.is_some();
+                // A pawn capture always names the pawn's file (or the pawn, `PxN`).
+                let pawn_ok = role != Role::Pawn
+                    || !m.is_capture()
+                    || from_file.is_some()
+                    || captured.is_some();
                 let files_only_ok = to_rank.is_some() || m.is_capture();
-                to.file() == to_file
+                to_file.is_none_or(|f| f == to.file())
+                    && captured.is_none_or(|c| m.capture() == Some(c))
                     && to_rank.is_none_or(|r| r == to.rank())
                     && from_file.is_none_or(|f| f == from.file())
                     && from_rank.is_none_or(|r| r == from.rank())
@@ -234,6 +282,65 @@ mod tests {
             let m = parse_move(&start, text, n).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(san(&start, m), want, "{text}");
         }
+    }
+
+    #[test]
+    fn captures_by_file_or_by_the_piece_taken() {
+        // Black to move: d5 takes e4 (a pawn), the g4 bishop takes f3 (a knight); the
+        // queen can take nothing.
+        let p: Chess = "rn1qkbnr/ppp1pppp/8/3p4/4P1b1/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 0 3"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let cases = [
+            ("dxe", Notation::En, "dxe4"),
+            ("de", Notation::En, "dxe4"),
+            ("d:e", Notation::Pl, "dxe4"),
+            ("PxP", Notation::En, "dxe4"),
+            ("dxP", Notation::En, "dxe4"),
+            ("PxPe4", Notation::En, "dxe4"),
+            ("Bxf", Notation::En, "Bxf3"),
+            ("BxN", Notation::En, "Bxf3"),
+            ("BxN+", Notation::En, "Bxf3"),
+            ("BxNf3", Notation::En, "Bxf3"),
+            ("С:f", Notation::Ru, "Bxf3"),
+        ];
+        for (text, n, want) in cases {
+            let m = parse_move(&p, text, n).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(san(&p, m), want, "{text}");
+        }
+        for text in ["BxP", "QxN", "BxNe4", "dxN"] {
+            assert!(
+                matches!(
+                    parse_move(&p, text, Notation::En),
+                    Err(MoveTextError::Illegal(_))
+                ),
+                "{text}"
+            );
+        }
+        // `Bf`: a piece's file-only destination needs a capture mark; `xN` is English.
+        for (text, n) in [
+            ("Bf", Notation::En),
+            ("e", Notation::En),
+            ("C:K", Notation::Ru),
+        ] {
+            assert!(
+                matches!(parse_move(&p, text, n), Err(MoveTextError::Unreadable(_))),
+                "{text}"
+            );
+        }
+        // A promotion letter follows the rank or `=`.
+        let q: Chess = "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let m = parse_move(&q, "axb8=Q", Notation::En).unwrap();
+        assert_eq!(san(&q, m), "axb8=Q");
+        // (A promotion names its piece.)
+        let m = parse_move(&q, "PxN", Notation::En);
+        assert!(matches!(m, Err(MoveTextError::Illegal(_))), "{m:?}");
     }
 
     #[test]
