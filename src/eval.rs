@@ -94,6 +94,11 @@ pub struct SheetEval {
     /// Labelled cells, and those whose reading matches the label.
     pub cells: usize,
     pub cells_right: usize,
+    /// Labelled cells whose label is a legal move where the game as read stands, and
+    /// those of them right (the others are the player's slips, or cells after the game
+    /// as read went off).
+    pub legal_cells: usize,
+    pub legal_cells_right: usize,
     /// Labelled cells flagged for review, and wrong cells not flagged.
     pub cells_flagged: usize,
     pub cells_silent_errors: usize,
@@ -115,7 +120,7 @@ pub struct SheetEval {
 ///
 /// - `missing`: no move was read at that cell (the table was cut short, or the decoder
 ///   stopped or skipped it);
-/// - `player`: the label is not a legal move in the game as read up to that cell (a
+/// - `player`: the label names no legal move in the game as read up to that cell (a
 ///   recording error of the player, or a wrong earlier ply that moved the game off);
 ///   a legal-only decoder cannot output it;
 /// - `decoder`: the reader alone read the label, the decoder chose another move;
@@ -185,17 +190,22 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
         e.cells += 1;
         let m = by_cell.get(&(*n, side.as_str()));
         let right = m.is_some_and(|m| normalise(cell_reading(m)) == normalise(label));
+        let legal = notation
+            .zip(before.get(&(*n, side.as_str())))
+            .is_some_and(|(nt, pos)| {
+                // (An under-disambiguated label, `Nd2` for `Nbd2`, names legal moves.)
+                matches!(
+                    crate::notation::parse_move(pos, label, nt),
+                    Ok(_) | Err(crate::notation::MoveTextError::Ambiguous { .. })
+                )
+            });
+        e.legal_cells += usize::from(legal);
+        e.legal_cells_right += usize::from(legal && right);
         if !right {
             let src = &mut e.error_sources;
             match m {
                 None => src.missing += 1,
                 Some(m) => {
-                    let legal =
-                        notation
-                            .zip(before.get(&(*n, side.as_str())))
-                            .is_some_and(|(nt, pos)| {
-                                crate::notation::parse_move(pos, label, nt).is_ok()
-                            });
                     if !legal && notation.is_some() {
                         src.player += 1;
                     } else if normalise(&m.read) == normalise(label) {
@@ -245,6 +255,11 @@ pub struct Summary {
     pub cells: usize,
     /// Move recognition accuracy per labelled cell.
     pub cell_accuracy: f64,
+    /// Labelled cells whose label is legal where the game as read stands, and the
+    /// accuracy on them and on the others.
+    pub legal_cells: usize,
+    pub legal_cell_accuracy: f64,
+    pub other_cell_accuracy: f64,
     pub plies: usize,
     /// Ply accuracy against the true games.
     pub ply_accuracy: f64,
@@ -331,6 +346,12 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
         failed,
         cells,
         cell_accuracy: ratio(sum(|s| s.cells_right), cells),
+        legal_cells: sum(|s| s.legal_cells),
+        legal_cell_accuracy: ratio(sum(|s| s.legal_cells_right), sum(|s| s.legal_cells)),
+        other_cell_accuracy: ratio(
+            sum(|s| s.cells_right) - sum(|s| s.legal_cells_right),
+            cells - sum(|s| s.legal_cells),
+        ),
         plies,
         ply_accuracy: ratio(sum(|s| s.plies_right), plies),
         exact_games: ratio(sheets.iter().filter(|s| s.exact).count(), sheets.len()),
@@ -461,6 +482,12 @@ mod tests {
                 reader: 1
             }
         );
+        // e4, e6 and Nf3 are legal where they stand (only e4 right); Qe4 is not, and
+        // d4's cell was never read.
+        assert_eq!((e.legal_cells, e.legal_cells_right), (3, 1));
+        let s = summarize(&[e], 0);
+        assert!((s.legal_cell_accuracy - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(s.other_cell_accuracy, 0.0);
     }
 
     #[test]

@@ -179,6 +179,12 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
         if summary.cells > 0 {
             println!("labelled cells         {}", summary.cells);
             println!("move recognition       {}", pct(summary.cell_accuracy));
+            println!(
+                "... label legal where the game as read stands: {} cells, {} right; the others (slips, off-game) {}",
+                summary.legal_cells,
+                pct(summary.legal_cell_accuracy),
+                pct(summary.other_cell_accuracy)
+            );
             let e = &summary.error_sources;
             println!(
                 "wrong cells, by source reader {}, decoder {}, player/off-game {}, not read {}",

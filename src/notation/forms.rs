@@ -477,19 +477,16 @@ fn for_each_terse_body(
         Role::Pawn => "P",
         r => piece_letter(n, r, Script::Glyph),
     };
-    let pawn_file = [from_file as u8];
-    let movers: [&str; 2] = if shape.role == Role::Pawn {
-        [
-            "P",
-            std::str::from_utf8(&pawn_file).expect("a file letter is ASCII"),
-        ]
-    } else {
-        [letter, ""]
-    };
-    for mover in movers.into_iter().filter(|m| !m.is_empty()) {
+    // The mover: its letter; a pawn's `P` or its file.
+    let movers = if shape.role == Role::Pawn { 2 } else { 1 };
+    for mover in 0..movers {
         for square in [false, true] {
             s.clear();
-            s.push_str(mover);
+            match (shape.role, mover) {
+                (Role::Pawn, 0) => s.push('P'),
+                (Role::Pawn, _) => s.push(from_file),
+                _ => s.push_str(letter),
+            }
             s.push('x');
             s.push_str(taken);
             if square {
