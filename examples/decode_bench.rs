@@ -8,9 +8,9 @@
 //! [--escapes N] [--share X] [--prior SCALE] [--held-out]` (the last ones override
 //! `DecodeParams` for tuning; `--prior` turns the shipped move prior on at that scale,
 //! as `scoresheet read` does at 0.5; `--held-out` takes only games the prior never
-//! counted: every 20th game of each file).
+//! counted: every 20th game of each file, `scoresheet::notation::HELD_OUT_EVERY`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,7 +18,7 @@ use scoresheet::decode::simulate::{
     Mistake, Mistakes, NoiseModel, SheetScore, SimSheet, Simulator, model_alphabet, score,
 };
 use scoresheet::decode::{DecodeParams, Decoder, FeaturePrior, MovePrior};
-use scoresheet::notation::{Habits, Notation, PgnGame, Rng, pgn_files, read_pgn, read_pgn_dir};
+use scoresheet::notation::{Habits, Notation, Rng, read_pgn_dir, read_pgn_dir_split};
 use shakmaty::Move;
 
 fn main() {
@@ -83,7 +83,7 @@ fn main() {
         }
     }
     let games = if held_out {
-        held_out_games(&dir)
+        read_pgn_dir_split(&dir).map(|(_, held_out)| held_out)
     } else {
         read_pgn_dir(&dir)
     }
@@ -143,22 +143,6 @@ fn main() {
             }
         }
     }
-}
-
-/// Every 20th game of each PGN file (files in name order): the games
-/// `examples/train_prior` leaves out of the shipped prior.
-fn held_out_games(dir: &Path) -> std::io::Result<Vec<PgnGame>> {
-    let mut games = Vec::new();
-    for p in pgn_files(dir)? {
-        let text = std::fs::read_to_string(&p)?;
-        games.extend(
-            read_pgn(&text)
-                .into_iter()
-                .step_by(20)
-                .filter_map(Result::ok),
-        );
-    }
-    Ok(games)
 }
 
 /// CPU seconds this process has used (user + system), from `/proc/self/stat` on

@@ -4,30 +4,21 @@
 //! ```text
 //! cargo run --release --example train_prior -- ../shared/data/games models/prior.json
 //! ```
-//! Every 20th game of each PGN file is left out: those games are the validation
+//! Every 20th game of each PGN file (`HELD_OUT_EVERY`) is left out: those games are the validation
 //! games of the synthetic sheets (`training/sheets.py`).
 
 use std::path::PathBuf;
 
 use scoresheet::decode::FeaturePrior;
-use scoresheet::notation::{pgn_files, read_pgn};
+use scoresheet::notation::{HELD_OUT_EVERY, read_pgn_dir_split};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "../shared/data/games".into()));
     let out = PathBuf::from(args.next().unwrap_or_else(|| "models/prior.json".into()));
-    let files = pgn_files(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let mut games = Vec::new();
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        for (i, g) in read_pgn(&text).into_iter().enumerate() {
-            if i % 20 != 0
-                && let Ok(g) = g
-            {
-                games.push(g.moves);
-            }
-        }
-    }
+    let (counted, _) =
+        read_pgn_dir_split(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let games: Vec<Vec<shakmaty::Move>> = counted.into_iter().map(|g| g.moves).collect();
     let plies: usize = games.iter().map(Vec::len).sum();
     let book_scale: f32 = std::env::var("BOOK_SCALE")
         .ok()
@@ -36,7 +27,7 @@ fn main() {
     let prior = FeaturePrior::train(
         games.iter().map(Vec::as_slice),
         &format!(
-            "{} games, {plies} plies of {} (every 20th game of each file left out)",
+            "{} games, {plies} plies of {} (every {HELD_OUT_EVERY}th game of each file left out)",
             games.len(),
             dir.display()
         ),

@@ -22,7 +22,7 @@ use scoresheet::decode::simulate::{
 use std::sync::Arc;
 
 use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder, FeaturePrior, MovePrior};
-use scoresheet::notation::{Habits, Notation, Rng, pgn_files, read_pgn, write_pgn};
+use scoresheet::notation::{Habits, Notation, Rng, read_pgn, read_pgn_dir_split, write_pgn};
 use shakmaty::{Chess, Move, Position};
 
 const GAMES: usize = 500;
@@ -40,21 +40,14 @@ fn games() -> Option<Vec<Vec<Move>>> {
         );
         return None;
     }
-    // Only games the shipped move prior never counted: every 20th game of each
-    // file (`examples/train_prior` leaves exactly these out).
-    let files = pgn_files(&dir).expect("readable games folder");
-    let mut long: Vec<Vec<Move>> = Vec::new();
-    for f in &files {
-        let text = std::fs::read_to_string(f).expect("readable PGN");
-        for (i, g) in read_pgn(&text).into_iter().enumerate() {
-            if i % 20 == 0
-                && let Ok(g) = g
-                && g.moves.len() >= PLIES
-            {
-                long.push(g.moves);
-            }
-        }
-    }
+    // Only games the shipped move prior never counted (`examples/train_prior` counts
+    // the others).
+    let (_, held_out) = read_pgn_dir_split(&dir).expect("readable games folder");
+    let long: Vec<Vec<Move>> = held_out
+        .into_iter()
+        .map(|g| g.moves)
+        .filter(|m| m.len() >= PLIES)
+        .collect();
     let step = long.len() / GAMES;
     assert!(
         step >= 1,

@@ -23,6 +23,10 @@ DATA = SHARED / "data"
 FONTS = SHARED / "fonts"
 HCS = DATA / "hcs"
 GAMES = DATA / "games"
+# The first and then every 20th game of each PGN file is a validation game (never
+# training text); the Rust side holds the same games out (`HELD_OUT_EVERY`,
+# src/notation/pgn.rs).
+HELD_OUT_EVERY = 20
 WORK = ROOT / "training" / "data"
 RUNS = ROOT / "training" / "runs"
 MODELS = ROOT / "models"

@@ -20,7 +20,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from .common import GAMES, ROOT, WORK
+from .common import GAMES, HELD_OUT_EVERY, ROOT, WORK
 
 PIECES = {
     "en": {"K": "K", "Q": "Q", "R": "R", "B": "B", "N": "N"},
@@ -138,7 +138,7 @@ def odd_english(rng: random.Random) -> str:
 
 
 def iter_games(limit: int, seed: int):
-    """Yields (split, game) from the shared PGN files, every 20th game -> val."""
+    """Yields (split, game) from the shared PGN files, every `HELD_OUT_EVERY`th game -> val."""
     files = sorted(GAMES.glob("*.pgn"))
     per_file = max(1, limit // len(files))
     for f in files:
@@ -147,7 +147,7 @@ def iter_games(limit: int, seed: int):
                 game = chess.pgn.read_game(fh)
                 if game is None:
                     break
-                yield ("val" if i % 20 == 0 else "train"), game
+                yield ("val" if i % HELD_OUT_EVERY == 0 else "train"), game
 
 
 def python_corpus(out: Path, games: int, seed: int) -> int:
@@ -162,9 +162,9 @@ def python_corpus(out: Path, games: int, seed: int) -> int:
                     n += 1
                 board.push(move)
         for i in range(n // 200):
-            fo.write(f"{'val' if i % 20 == 0 else 'train'}\tdas\t{das_string(rng)}\n")
+            fo.write(f"{'val' if i % HELD_OUT_EVERY == 0 else 'train'}\tdas\t{das_string(rng)}\n")
         for i in range(n // 400):
-            fo.write(f"{'val' if i % 20 == 0 else 'train'}\ten\t{odd_english(rng)}\n")
+            fo.write(f"{'val' if i % HELD_OUT_EVERY == 0 else 'train'}\ten\t{odd_english(rng)}\n")
     return n
 
 

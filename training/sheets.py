@@ -23,7 +23,7 @@ import chess.pgn
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from .common import FONTS, GAMES, fonts, load_split
+from .common import FONTS, GAMES, HELD_OUT_EVERY, fonts, load_split
 from .corpus import written
 from .render import draw_text, font, slant
 
@@ -46,13 +46,13 @@ FORMS = {
 
 
 def val_games(min_moves: int = 12) -> list[chess.pgn.Game]:
-    """Every 20th game of each shared PGN file (the corpus's validation split)."""
+    """Every `HELD_OUT_EVERY`th game of each shared PGN file (the corpus's validation split)."""
     out = []
     for f in sorted(GAMES.glob("*.pgn")):
         with open(f, encoding="utf-8") as fh:
             i = 0
             while True:
-                if i % 20 == 0:
+                if i % HELD_OUT_EVERY == 0:
                     g = chess.pgn.read_game(fh)
                     if g is None:
                         break

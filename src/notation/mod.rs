@@ -26,8 +26,8 @@ pub use game::{GameText, GameTextError, WrittenPly, replay, replay_auto, split_g
 pub use letters::{Script, piece_letter, transliterate};
 pub use parse::{MoveTextError, Written, parse_move, read_written};
 pub use pgn::{
-    PgnError, PgnGame, escape_tag, pgn_files, read_pgn, read_pgn_dir, wrap_movetext,
-    write_other_tags, write_pgn, write_roster,
+    HELD_OUT_EVERY, PgnError, PgnGame, escape_tag, pgn_files, read_pgn, read_pgn_dir,
+    read_pgn_dir_split, wrap_movetext, write_other_tags, write_pgn, write_roster,
 };
 pub use sample::{Habits, Rng, write_move};
 

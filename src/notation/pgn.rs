@@ -127,6 +127,34 @@ pub fn pgn_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBu
     Ok(paths)
 }
 
+/// Of the games of each PGN file, the first and then every this-many-th one is held
+/// out: the move prior never counts it (`examples/train_prior`), the decoder's
+/// simulations test on it, and `training/corpus.py` puts it in its validation split.
+pub const HELD_OUT_EVERY: usize = 20;
+
+/// The games of every `*.pgn` file of `dir` (in file-name order) that replay, as
+/// (counted, held out) by [`HELD_OUT_EVERY`] (a game's place in its file counts the
+/// games that do not replay too).
+///
+/// # Errors
+/// When the folder or one of its files cannot be read.
+pub fn read_pgn_dir_split(dir: &std::path::Path) -> std::io::Result<(Vec<PgnGame>, Vec<PgnGame>)> {
+    let (mut counted, mut held_out) = (Vec::new(), Vec::new());
+    for p in pgn_files(dir)? {
+        let text = std::fs::read_to_string(&p)?;
+        for (i, g) in read_pgn(&text).into_iter().enumerate() {
+            if let Ok(g) = g {
+                if i % HELD_OUT_EVERY == 0 {
+                    held_out.push(g);
+                } else {
+                    counted.push(g);
+                }
+            }
+        }
+    }
+    Ok((counted, held_out))
+}
+
 /// Reads every `*.pgn` file of `dir` (in file-name order) and returns the games that
 /// replay; games that do not are dropped.
 ///
