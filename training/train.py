@@ -71,8 +71,23 @@ def jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return out + white
 
 
+def squeeze(x: torch.Tensor, gen: torch.Generator, lo: float, hi: float) -> torch.Tensor:
+    """Narrows (or widens) normalised cells horizontally by a random factor in [lo, hi],
+    the left edge fixed, white filling what comes into view: narrow handwriting from
+    the train fonts."""
+    n = x.shape[0]
+    s = lo + (hi - lo) * torch.rand(n, generator=gen)
+    a = 1.0 / s                            # input x = a * output x + (a - 1): x = -1 stays
+    zero, one = torch.zeros(n), torch.ones(n)
+    theta = torch.stack([torch.stack([a, zero, a - 1], 1), torch.stack([zero, one, zero], 1)], 1)
+    grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    white = 1.0
+    return torch.nn.functional.grid_sample(x - white, grid, padding_mode="zeros", align_corners=False) + white
+
+
 def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
-          init: str | None = None, augment_real: bool = False, ema: float = 0.0) -> None:
+          init: str | None = None, augment_real: bool = False, ema: float = 0.0,
+          squeeze_synthetic: float = 0.0) -> None:
     seed_all(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -113,6 +128,10 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
         xin = to_input(x)
         if augment_real and nreal:
             xin[-nreal:] = jitter(xin[-nreal:], gen)
+        if squeeze_synthetic:
+            k = int(round((batch - nreal) * squeeze_synthetic))
+            if k:
+                xin[:k] = squeeze(xin[:k], gen, 0.65, 1.05)
         lp = model(xin)                           # [N, T, C]
         ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
         loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
@@ -165,9 +184,12 @@ def main() -> None:
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep an exponential moving average of the weights (decay, e.g. 0.999) "
                          "and save it as model.pt (the last weights as model_last.pt)")
+    ap.add_argument("--squeeze-synthetic", type=float, default=0.0,
+                    help="share of each batch's synthetic cells narrowed (or widened) by a random "
+                         "factor in [0.65, 1.05], the left edge fixed")
     a = ap.parse_args()
     train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init,
-          a.augment_real, a.ema)
+          a.augment_real, a.ema, a.squeeze_synthetic)
 
 
 if __name__ == "__main__":
