@@ -366,6 +366,74 @@ fn corrections_are_locked_survive_reruns_and_illegal_ones_change_nothing() {
 }
 
 #[test]
+fn confirming_a_move_keeps_a_headed_table_on_its_cells() {
+    // The Russian sample's table has a heading row as tall as a move row, which the
+    // first read drops. Re-reading with a correction must keep it dropped, or every
+    // cell (the corrected one too) moves one row down.
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let sheet = root().join("samples/synth_ru_1.jpg");
+    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&sheet));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json = out_dir.join("synth_ru_1.json");
+    let load = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let before = load();
+    assert_eq!(before["page"]["header_rows"], 1, "{}", before["page"]);
+    let cells = |v: &serde_json::Value| -> Vec<(String, String, String)> {
+        v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["box"].is_array())
+            .map(|m| {
+                (
+                    format!("{}{}", m["move"], m["side"]),
+                    m["san"].to_string(),
+                    m["box"].to_string(),
+                )
+            })
+            .collect()
+    };
+    let ply10 = before["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["ply"].as_u64() == Some(10))
+        .unwrap()
+        .clone();
+    let san = ply10["san"]
+        .as_str()
+        .unwrap()
+        .trim_end_matches(['+', '#'])
+        .to_string();
+    let out = run(bin().arg("fix").arg(&json).args(["--ply", "10", &san]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let after = load();
+    assert_eq!(after["page"]["header_rows"], 1);
+    let locked = after["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == ply10["move"] && m["side"] == ply10["side"] && m["box"].is_array())
+        .unwrap();
+    assert_eq!(locked["state"], "locked");
+    assert_eq!(
+        locked["box"], ply10["box"],
+        "the corrected cell is the one the human saw"
+    );
+    let (b, a) = (cells(&before), cells(&after));
+    let same = b.iter().zip(&a).filter(|(x, y)| x == y).count();
+    assert!(
+        same * 10 >= b.len() * 9,
+        "confirming one move changed {} of {} cells",
+        b.len() - same,
+        b.len()
+    );
+}
+
+#[test]
 fn convert_prints_pgn() {
     let mut child = bin()
         .args(["convert", "--notation", "ru"])

@@ -407,7 +407,10 @@ fn fix_report(
         .iter()
         .map(|c| (cell_index(c.move_number, side_of(&c.side)), c.san.clone()))
         .collect();
-    let options = SheetOptions { locked };
+    let options = SheetOptions {
+        locked,
+        header_rows: report.header_rows(),
+    };
     let sheet = match <[_; 2]>::try_from(pages) {
         Ok(pair) => pipeline
             .read_pair(pair, &mut model, &options)

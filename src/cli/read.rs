@@ -147,16 +147,21 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Locks from the corrections of an earlier report, if the output folder has one.
+/// The corrections of an earlier report, if the output folder has one, and (when
+/// there are some) the heading rows that report's pages dropped, so that the
+/// corrections stay on their cells.
 ///
 /// # Errors
 /// When a report exists but cannot be read: it must not be overwritten.
-fn earlier_corrections(json: &Path) -> anyhow::Result<Vec<Correction>> {
+fn earlier_corrections(json: &Path) -> anyhow::Result<(Vec<Correction>, Vec<Option<usize>>)> {
     if !json.exists() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let report = SheetReport::load(json)?;
-    Ok(report.corrections)
+    if report.corrections.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    Ok((report.corrections.clone(), report.header_rows()))
 }
 
 fn locks_of(corrections: &[Correction]) -> BTreeMap<usize, String> {
@@ -174,10 +179,13 @@ fn locks_of(corrections: &[Correction]) -> BTreeMap<usize, String> {
 }
 
 /// Corrections of an earlier report of `stem` in the output folder, if any.
-fn corrections_for(out: Option<&Path>, stem: &str) -> anyhow::Result<Vec<Correction>> {
+fn corrections_for(
+    out: Option<&Path>,
+    stem: &str,
+) -> anyhow::Result<(Vec<Correction>, Vec<Option<usize>>)> {
     match out {
         Some(dir) => earlier_corrections(&dir.join(format!("{stem}.json"))),
-        None => Ok(Vec::new()),
+        None => Ok((Vec::new(), Vec::new())),
     }
 }
 
@@ -290,7 +298,7 @@ fn read_corrected(
     t: &Target,
     read: impl FnOnce(&SheetOptions) -> Result<SheetReport, SheetError>,
 ) {
-    let corrections = match corrections_for(t.out, t.stem) {
+    let (corrections, header_rows) = match corrections_for(t.out, t.stem) {
         Ok(c) => c,
         Err(e) => {
             o.errors.push(format!("{}: {e:#}; not overwritten", t.what));
@@ -299,6 +307,7 @@ fn read_corrected(
     };
     let options = SheetOptions {
         locked: locks_of(&corrections),
+        header_rows,
     };
     match read(&options) {
         Ok(report) => finish(o, report, corrections, t),

@@ -104,6 +104,9 @@ pub struct Grid {
     pub row_pitch: f32,
     /// Whether each block has a ruled move-number column (else a strip or nothing).
     pub ruled_numbers: bool,
+    /// Leading rows of every block dropped as column headings (see
+    /// [`Grid::drop_leading_rows`]).
+    pub header_rows: usize,
 }
 
 /// Why no grid came out of a page. One lowercase line naming the page.
@@ -176,6 +179,7 @@ impl Grid {
             c.move_number = (c.block * rows + c.row + 1) as u32;
         }
         self.rows_per_block = rows;
+        self.header_rows += k;
     }
 }
 
@@ -241,6 +245,7 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
         rotated_180: page.rotated_180,
         row_pitch,
         ruled_numbers: t.blocks.iter().all(|b| b.number.is_some()),
+        header_rows: 0,
     }
 }
 

@@ -144,6 +144,11 @@ pub struct PageInfo {
     pub skew_deg: f32,
     pub rotated_180: bool,
     pub cells: usize,
+    /// Leading rows of the move table read as column headings, not moves (`null` in
+    /// reports written before this was recorded). A re-read with human corrections
+    /// keeps this, so that the corrections stay on their cells.
+    #[serde(default)]
+    pub header_rows: Option<usize>,
 }
 
 /// Counts over the moves.
@@ -174,6 +179,16 @@ pub struct Correction {
 }
 
 impl SheetReport {
+    /// Per page read (both copies of a two-copy game, in order, else the one page), the
+    /// heading rows dropped from its move table, where recorded.
+    pub fn header_rows(&self) -> Vec<Option<usize>> {
+        if self.copies.is_empty() {
+            vec![self.page.header_rows]
+        } else {
+            self.copies.iter().map(|c| c.page.header_rows).collect()
+        }
+    }
+
     /// Recomputes [`SheetReport::summary`] from the moves.
     pub fn summarize(&mut self) {
         let plies: Vec<&MoveReport> = self.moves.iter().filter(|m| m.ply.is_some()).collect();
