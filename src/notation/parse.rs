@@ -264,6 +264,13 @@ mod tests {
         San::from_move(pos, m).to_string()
     }
 
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap()
+    }
+
     #[test]
     fn parses_forms_from_the_start_position() {
         let start = Chess::default();
@@ -288,11 +295,7 @@ mod tests {
     fn captures_by_file_or_by_the_piece_taken() {
         // Black to move: d5 takes e4 (a pawn), the g4 bishop takes f3 (a knight); the
         // queen can take nothing.
-        let p: Chess = "rn1qkbnr/ppp1pppp/8/3p4/4P1b1/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 0 3"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let p = pos("rn1qkbnr/ppp1pppp/8/3p4/4P1b1/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 0 3");
         let cases = [
             ("dxe", Notation::En, "dxe4"),
             ("de", Notation::En, "dxe4"),
@@ -331,11 +334,7 @@ mod tests {
             );
         }
         // A promotion letter follows the rank or `=`.
-        let q: Chess = "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let q = pos("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
         let m = parse_move(&q, "axb8=Q", Notation::En).unwrap();
         assert_eq!(san(&q, m), "axb8=Q");
         // (A promotion names its piece.)
@@ -362,11 +361,7 @@ mod tests {
             parse_move(&start, "Nxf3", Notation::En),
             Err(MoveTextError::Illegal(_))
         ));
-        let two_knights: Chess = "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let two_knights = pos("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
         match parse_move(&two_knights, "Nd2", Notation::En) {
             Err(MoveTextError::Ambiguous { candidates, .. }) => {
                 assert_eq!(candidates, ["Nbd2", "Nfd2"])
@@ -378,11 +373,7 @@ mod tests {
     #[test]
     fn mixed_scripts_read_as_one_glyph() {
         // Cyrillic К + Latin р, Latin K + Cyrillic р, Cyrillic с as the file.
-        let p: Chess = "4k3/8/8/8/8/8/8/2K5 w - - 0 1"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let p = pos("4k3/8/8/8/8/8/8/2K5 w - - 0 1");
         for text in ["Крb1", "Kрb1", "Кpb1", "Kрс1b1", "KPb1"] {
             let m = parse_move(&p, text, Notation::Ru).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(san(&p, m), "Kb1", "{text}");
