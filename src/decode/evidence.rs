@@ -13,7 +13,7 @@ use super::ctc::{
 };
 use super::prior::gives_check;
 use crate::model::{Alphabet, CellScores};
-use crate::notation::{MoveShape, Notation, Script, for_each_body, transliterate};
+use crate::notation::{MoveShape, Notation, Script, TAKEN, for_each_body, transliterate};
 
 /// Differences below this (nats) between a move's scores with and without check
 /// marks are ignored, so the check state is only worked out when the cell shows one.
@@ -126,16 +126,10 @@ impl Evidence {
         Evidence {
             shown,
             taken: if shows('x') {
-                [
-                    ('P', Role::Pawn),
-                    ('N', Role::Knight),
-                    ('B', Role::Bishop),
-                    ('R', Role::Rook),
-                    ('Q', Role::Queen),
-                ]
-                .iter()
-                .filter(|&&(c, _)| shows(c))
-                .fold(0u8, |m, &(_, r)| m | 1 << r as u8)
+                TAKEN
+                    .iter()
+                    .filter(|&&(c, _)| shows(c))
+                    .fold(0u8, |m, &(_, r)| m | 1 << r as u8)
             } else {
                 0
             },

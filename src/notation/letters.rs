@@ -15,6 +15,15 @@ pub enum Script {
     Glyph,
 }
 
+/// The English letters of the pieces a capture may name as taken (`BxN`, `PxP`).
+pub(crate) const TAKEN: [(char, Role); 5] = [
+    ('P', Role::Pawn),
+    ('N', Role::Knight),
+    ('B', Role::Bishop),
+    ('R', Role::Rook),
+    ('Q', Role::Queen),
+];
+
 /// Roles that have a letter, in the order letters are tried when parsing (king first
 /// so that Russian `Кр` wins over the knight's `К`).
 pub(crate) const LETTERED: [Role; 5] = [

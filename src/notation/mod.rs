@@ -23,6 +23,7 @@ pub use forms::{
     for_each_body, forms, render, written_forms,
 };
 pub use game::{GameText, GameTextError, WrittenPly, replay, replay_auto, split_game};
+pub(crate) use letters::TAKEN;
 pub use letters::{Script, piece_letter, transliterate};
 pub use parse::{MoveTextError, Written, parse_move, read_written};
 pub use pgn::{

@@ -7,7 +7,7 @@ use shakmaty::{CastlingSide, Chess, File, Move, Position, Rank, Role, san::San};
 
 use super::Notation;
 use super::forms::Mark;
-use super::letters::{LETTERED, Script, piece_letter, read_piece};
+use super::letters::{LETTERED, Script, TAKEN, piece_letter, read_piece};
 
 /// Why a written move could not be turned into a legal move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -172,16 +172,9 @@ pub fn read_written(glyphs: &str, n: Notation) -> Option<Written> {
     })
 }
 
-/// The English letter of a piece that may be taken (`P` for a pawn).
+/// The piece named by English letter `c` as taken (`P` for a pawn).
 fn taken_role(c: char) -> Option<Role> {
-    match c {
-        'P' => Some(Role::Pawn),
-        'N' => Some(Role::Knight),
-        'B' => Some(Role::Bishop),
-        'R' => Some(Role::Rook),
-        'Q' => Some(Role::Queen),
-        _ => None,
-    }
+    TAKEN.iter().find(|&&(l, _)| l == c).map(|&(_, r)| r)
 }
 
 impl Written {
