@@ -3,7 +3,8 @@
     python -m training.run            # split -> corpus -> hcs cells -> render -> train
                                       # -> evaluate -> export (models/) -> fixtures
 
-About an hour on 2 cores with the defaults. Each step also runs alone
+About three hours on 2 cores with the defaults (data ~15 min, five training stages
+~2.9 h; the shipped model's stages took 8351 s, 1200 s and 1690 s). Each step also runs alone
 (`python -m training.<step> --help`). `--quick` does a few-minute smoke run that
 still writes a (poor) model: use it to check the plumbing, never to ship.
 """
@@ -32,6 +33,10 @@ def main() -> None:
                     help="third stage: a longer run from stage 2 with more real cells per batch (0: none)")
     ap.add_argument("--stage3-lr", type=float, default=1e-3)
     ap.add_argument("--stage3-real-frac", type=float, default=0.45)
+    ap.add_argument("--stage4-steps", type=int, default=4000,
+                    help="fourth stage: real cells jittered, weights averaged (EMA 0.999) (0: none)")
+    ap.add_argument("--stage5-steps", type=int, default=5000,
+                    help="fifth stage: as the fourth, half the synthetic cells narrowed (0: none)")
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -61,25 +66,35 @@ def main() -> None:
         times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
     t = time.time()
     if a.quick:
-        a.stage2_steps = a.stage3_steps = 0
-    stages = [(a.steps, 2e-3, 0.35)]
+        a.stage2_steps = a.stage3_steps = a.stage4_steps = a.stage5_steps = 0
+    # (steps, peak LR, real share, jitter real cells, EMA decay, narrowed synthetic share,
+    # seed offset); the seed offsets are those of the shipped model's runs.
+    stages = [(a.steps, 2e-3, 0.35, False, 0.0, 0.0, 0)]
     if a.stage2_steps:
-        stages.append((a.stage2_steps, a.stage2_lr, 0.35))
+        stages.append((a.stage2_steps, a.stage2_lr, 0.35, False, 0.0, 0.0, 1))
     if a.stage3_steps:
-        stages.append((a.stage3_steps, a.stage3_lr, a.stage3_real_frac))
+        stages.append((a.stage3_steps, a.stage3_lr, a.stage3_real_frac, False, 0.0, 0.0, 3))
+    if a.stage4_steps:
+        stages.append((a.stage4_steps, 5e-4, 0.45, True, 0.999, 0.0, 3))
+    if a.stage5_steps:
+        stages.append((a.stage5_steps, 4e-4, 0.45, True, 0.999, 0.5, 9))
     init = None
-    for i, (steps, lr, real_frac) in enumerate(stages):
+    for i, (steps, lr, real_frac, jitter, ema, squeeze, offset) in enumerate(stages):
         name = a.run if i == len(stages) - 1 else f"{a.run}-stage{i + 1}"
-        # stage seeds: seed, seed + 1, seed + 3 (the shipped model's run)
-        train.train(steps, a.batch, lr, real_frac, name, a.seed + (0, 1, 3)[i], 2, init=init)
+        train.train(steps, a.batch, lr, real_frac, name, a.seed + offset, 2, init=init,
+                    augment_real=jitter, ema=ema, squeeze_synthetic=squeeze)
         init = str(RUNS / name / "model.pt")
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
     (out / "train.json").write_text(json.dumps({**times, "steps": a.steps, "stage2_steps": a.stage2_steps,
                                                 "stage3_steps": a.stage3_steps,
+                                                "stage4_steps": a.stage4_steps,
+                                                "stage5_steps": a.stage5_steps,
                                                 "stages": ", then ".join(
-                                                    f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells)"
-                                                    for n, lr, rf in stages) + ", each from the weights before",
+                                                    f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
+                                                    + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")
+                                                    + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "") + ")"
+                                                    for n, lr, rf, j, e, q, _ in stages) + ", each from the weights before",
                                                 "cells": a.cells,
                                                 "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,
