@@ -38,8 +38,7 @@ pub struct MoveShape {
     pub from: Square,
     /// Destination; for castling the king's destination.
     pub to: Square,
-    pub capture: bool,
-    /// The kind of piece taken (a pawn for en passant): `BxN`, `PxP`.
+    /// The kind of piece taken (a pawn for en passant), `None` for no capture.
     pub captured: Option<Role>,
     pub en_passant: bool,
     pub promotion: Option<Role>,
@@ -68,7 +67,6 @@ impl MoveShape {
             role: m.role(),
             from,
             to,
-            capture: m.is_capture(),
             captured: m.capture(),
             en_passant: m.is_en_passant(),
             promotion: m.promotion(),
@@ -142,7 +140,6 @@ impl MoveShape {
             role,
             from,
             to,
-            capture: captured.is_some(),
             captured,
             en_passant: false,
             promotion,
@@ -201,6 +198,11 @@ impl MoveShape {
 }
 
 impl MoveShape {
+    /// Whether the move takes a piece.
+    pub fn is_capture(&self) -> bool {
+        self.captured.is_some()
+    }
+
     /// The shape packed into the low 27 bits (equal shapes, equal keys), for fast maps.
     pub fn key(&self) -> u32 {
         let castle = match self.castle {
@@ -211,7 +213,6 @@ impl MoveShape {
         (self.role as u32)
             | (u32::from(self.from) << 3)
             | (u32::from(self.to) << 9)
-            | (u32::from(self.capture) << 15)
             | (u32::from(self.en_passant) << 16)
             | (self.promotion.map_or(0, |r| r as u32) << 17)
             | (castle << 20)
@@ -363,7 +364,7 @@ pub fn for_each_body(
     }
 
     let letter = piece_letter(n, shape.role, script);
-    let marks: &[Mark] = if shape.capture {
+    let marks: &[Mark] = if shape.is_capture() {
         &capture_marks(n)
     } else {
         &[Mark::Plain]
@@ -377,7 +378,7 @@ pub fn for_each_body(
         count += 1;
     };
     if shape.role == Role::Pawn {
-        push((shape.capture, false, Style::Short));
+        push((shape.is_capture(), false, Style::Short));
         push((true, true, Style::Long));
     } else {
         push((minimal.0, minimal.1, Style::Short));
@@ -439,7 +440,7 @@ pub fn for_each_body(
             }
         }
     }
-    if shape.capture && shape.promotion.is_none() {
+    if shape.is_capture() && shape.promotion.is_none() {
         for_each_terse_body(shape, n, letter, marks, &mut s, f);
     }
 }

@@ -169,7 +169,7 @@ fn odd_form(shape: &MoveShape, habits: &Habits, rng: &mut Rng) -> Option<String>
         return None;
     }
     let n = habits.notation;
-    if shape.role == Role::Pawn && shape.capture && shape.promotion.is_none() {
+    if shape.role == Role::Pawn && shape.is_capture() && shape.promotion.is_none() {
         Some(format!(
             "{}{}",
             shape.from.file().char(),
@@ -207,7 +207,7 @@ fn choose_body<'a>(all: &'a [Body], shape: &MoveShape, habits: &Habits, rng: &mu
     } else {
         habits.capture
     };
-    let mark = match (shape.capture, style) {
+    let mark = match (shape.is_capture(), style) {
         (false, Style::Long) if habits.long_dash => Mark::Dash,
         (false, _) => Mark::Plain,
         (true, _) if rng.chance(0.08) => *rng.pick(&[Mark::Cross, Mark::Colon, Mark::Plain]),
