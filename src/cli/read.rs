@@ -161,7 +161,8 @@ fn earlier_corrections(json: &Path) -> anyhow::Result<(Vec<Correction>, Vec<Opti
     if report.corrections.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    Ok((report.corrections.clone(), report.header_rows()))
+    let header_rows = report.header_rows();
+    Ok((report.corrections, header_rows))
 }
 
 fn locks_of(corrections: &[Correction]) -> BTreeMap<usize, String> {
