@@ -1,7 +1,8 @@
 //! Small sheets written by the fake writer -> decoded games: the sample game read
-//! cleanly in its notation, blank cells ending the game, a locked cell, two copies of
-//! one sheet, a cell that no legal move explains, and a player's slip. Every decoded game must replay
-//! legally and survive a PGN round trip.
+//! cleanly in its notation, blank cells ending the game (but not an empty row with moves
+//! below it), a locked cell, two copies of one sheet, a cell that no legal move
+//! explains, and a player's slip. Every decoded game must replay legally and survive a
+//! PGN round trip.
 
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
 use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus};
@@ -95,6 +96,37 @@ fn blank_cells_end_the_game_and_ink_after_them_is_partial() {
     let sheet = decoder.decode(&cells(&sim, &["e4", "e5", "Nf3", "", "", "Nc6"], 3));
     assert_eq!(sheet.sans(), ["e4", "e5", "Nf3"]);
     assert_eq!(sheet.status, GameStatus::Partial);
+}
+
+#[test]
+fn an_empty_row_with_moves_below_it_does_not_end_the_game() {
+    let sim = clean();
+    let decoder = Decoder::new(
+        &model_alphabet(),
+        DecodeParams {
+            notation: Some(Notation::En),
+            ..Default::default()
+        },
+    );
+    // The player left row 3 empty and went on below it.
+    let texts = [
+        "e4", "e5", "Nf3", "Nc6", "", "", "Bb5", "a6", "Ba4", "Nf6", "", "",
+    ];
+    let sheet = decoder.decode(&cells(&sim, &texts, 5));
+    assert_eq!(
+        sheet.sans(),
+        ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"]
+    );
+    assert_eq!(sheet.cells_used, 10);
+    for cell in [4, 5] {
+        let e = sheet.entry_for_cell(cell).unwrap();
+        assert_eq!(
+            (e.kind, e.review),
+            (EntryKind::Skipped, true),
+            "cell {cell}"
+        );
+    }
+    assert_legal_and_pgn_round_trip(&sheet);
 }
 
 #[test]

@@ -196,12 +196,24 @@ impl Search<'_> {
     }
 }
 
-/// Index of the first cell that ends the game: the first of two blank cells in a row,
-/// or a blank last cell; all cells when none is blank.
+/// Inked cells in a row after blank ones that show the game goes on: a player who
+/// left a row empty and wrote on below it.
+const RESUME_RUN: usize = 3;
+
+/// Index of the first cell that ends the game: the first of two blank cells in a row
+/// (or a blank last cell) that no run of [`RESUME_RUN`] inked cells follows; all
+/// cells when there is none.
 pub(crate) fn game_end(evidence: &[Evidence]) -> usize {
-    (0..evidence.len())
-        .find(|&i| evidence[i].blank && evidence.get(i + 1).is_none_or(|e| e.blank))
-        .unwrap_or(evidence.len())
+    let n = evidence.len();
+    let ends = |i: usize| evidence[i].blank && evidence.get(i + 1).is_none_or(|e| e.blank);
+    let resumes = |i: usize| {
+        let mut run = 0;
+        evidence[i..].iter().any(|e| {
+            run = if e.blank { 0 } else { run + 1 };
+            run >= RESUME_RUN
+        })
+    };
+    (0..n).find(|&i| ends(i) && !resumes(i)).unwrap_or(n)
 }
 
 /// Decodes a sheet (see [`super::Decoder`]).
