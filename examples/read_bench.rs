@@ -3,8 +3,10 @@
 //! `scoresheet read` runs them (one model per worker, sheets in parallel).
 //!
 //! ```text
-//! cargo run --release --example read_bench -- [--jobs N] [--repeat K] [--beam W] [--stages] FOLDER
+//! cargo run --release --example read_bench -- [--jobs N] [--repeat K] [--beam W] [--stages] [--one-look] FOLDER
 //! ```
+//! `--one-look` reads every cell once (no second look at unsure cells, see
+//! `model::SecondLook`), to measure what the second look costs.
 //! `--repeat 3` over the 177 HCS pages gives a 531-page batch. `--stages` instead
 //! reads the folder once on one core and prints the time of each stage per page
 //! (load + deskew, grid, crops, model, decode).
@@ -27,7 +29,7 @@ fn peak_rss_mb() -> Option<f64> {
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut jobs, mut repeat, mut beam, mut folder) = (2usize, 1usize, 64usize, None);
-    let mut stages = false;
+    let (mut stages, mut one_look) = (false, false);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
             args.next()
@@ -39,6 +41,7 @@ fn main() {
             "--repeat" => repeat = num("--repeat"),
             "--beam" => beam = num("--beam"),
             "--stages" => stages = true,
+            "--one-look" => one_look = true,
             _ => folder = Some(PathBuf::from(a)),
         }
     }
@@ -54,13 +57,14 @@ fn main() {
         .collect();
     files.sort();
     if stages {
-        stage_times(&files, beam);
+        stage_times(&files, beam, one_look);
         return;
     }
     let batch: Vec<PathBuf> = (0..repeat).flat_map(|_| files.iter().cloned()).collect();
 
     let runtime = RuntimeParams {
         threads: 1,
+        second_look: !one_look,
         ..RuntimeParams::default()
     };
     let models: Vec<OrtModel> = (0..jobs)
@@ -110,12 +114,13 @@ fn main() {
 
 /// One core, stage by stage, as `Pipeline::read_page` runs them (no header-row check:
 /// HCS tables have no ruled number column).
-fn stage_times(files: &[PathBuf], beam: usize) {
+fn stage_times(files: &[PathBuf], beam: usize, one_look: bool) {
     use scoresheet::decode::Decoder;
     use scoresheet::grid;
     use scoresheet::model::{CellModel, CellScores};
     let runtime = RuntimeParams {
         threads: 1,
+        second_look: !one_look,
         ..RuntimeParams::default()
     };
     let mut model = OrtModel::embedded(&runtime).expect("model");

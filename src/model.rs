@@ -12,7 +12,7 @@ use image::GrayImage;
 mod manifest;
 mod onnx;
 
-pub use manifest::{InputSpec, Manifest, OutputSpec};
+pub use manifest::{InputSpec, Manifest, OutputSpec, SecondLook};
 pub use onnx::{OrtModel, RuntimeParams, embedded_model, init_runtime};
 
 /// CTC log-probabilities for one cell.
@@ -53,6 +53,41 @@ impl CellScores {
     /// Log-probabilities of time step `t`, one per class.
     pub fn row(&self, t: usize) -> &[f32] {
         &self.logp[t * self.classes..(t + 1) * self.classes]
+    }
+
+    /// Log-probability of the most likely CTC path (the greedy reading's path).
+    pub fn best_path_logp(&self) -> f32 {
+        self.logp
+            .chunks(self.classes)
+            .map(|row| row.iter().copied().fold(f32::NEG_INFINITY, f32::max))
+            .sum()
+    }
+
+    /// The mean of several readings' probabilities, step by step and class by class
+    /// (an ensemble of views of one cell), as log-probabilities.
+    ///
+    /// # Panics
+    /// If `readings` is empty or their shapes differ.
+    pub fn mean(readings: &[&CellScores]) -> CellScores {
+        let first = readings.first().expect("at least one reading");
+        assert!(
+            readings
+                .iter()
+                .all(|r| (r.steps, r.classes) == (first.steps, first.classes)),
+            "CellScores shape mismatch"
+        );
+        let ln_n = (readings.len() as f32).ln();
+        let logp = (0..first.logp.len())
+            .map(|i| {
+                let max = readings
+                    .iter()
+                    .map(|r| r.logp[i])
+                    .fold(f32::NEG_INFINITY, f32::max);
+                let sum: f32 = readings.iter().map(|r| (r.logp[i] - max).exp()).sum();
+                max + sum.ln() - ln_n
+            })
+            .collect();
+        CellScores::new(first.steps, first.classes, logp)
     }
 }
 
@@ -206,6 +241,32 @@ mod tests {
             assert_eq!(scores.row(t)[1], 0.0);
         }
         assert_eq!(abc.greedy(&scores), "");
+    }
+
+    #[test]
+    fn the_mean_of_readings_averages_probabilities_not_logs() {
+        let ln = |p: [f32; 2]| p.iter().map(|v| v.ln()).collect::<Vec<_>>();
+        let a = CellScores::new(1, 2, ln([0.9, 0.1]));
+        let b = CellScores::new(1, 2, ln([0.1, 0.9]));
+        let c = CellScores::new(1, 2, ln([0.5, 0.5]));
+        let m = CellScores::mean(&[&a, &b, &c]);
+        for (got, want) in m.row(0).iter().zip([0.5f32, 0.5]) {
+            assert!((got.exp() - want).abs() < 1e-6, "{got}");
+        }
+        // A class one reading rules out keeps the others' mass; no -inf.
+        let sure = CellScores::new(1, 2, vec![0.0, -1000.0]);
+        let m = CellScores::mean(&[&sure, &b]);
+        assert!((m.row(0)[0].exp() - 0.55).abs() < 1e-6);
+        assert!((m.row(0)[1].exp() - 0.45).abs() < 1e-6);
+        assert_eq!(CellScores::mean(&[&a]).logp, a.logp);
+    }
+
+    #[test]
+    fn best_path_is_the_product_of_each_steps_best_class() {
+        let ln = |p: [f32; 2]| p.iter().map(|v| v.ln()).collect::<Vec<_>>();
+        let logp = [ln([0.8, 0.2]), ln([0.3, 0.7])].concat();
+        let s = CellScores::new(2, 2, logp);
+        assert!((s.best_path_logp().exp() - 0.56).abs() < 1e-6);
     }
 
     #[test]

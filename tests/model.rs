@@ -68,16 +68,24 @@ fn check(model: &mut OrtModel) {
     }
 }
 
+/// One reading per cell: PyTorch's outputs are of the model alone.
+fn one_look() -> RuntimeParams {
+    RuntimeParams {
+        second_look: false,
+        ..RuntimeParams::default()
+    }
+}
+
 #[test]
 fn embedded_model_reads_saved_cells_as_pytorch_did() {
-    let mut model = OrtModel::embedded(&RuntimeParams::default()).unwrap();
+    let mut model = OrtModel::embedded(&one_look()).unwrap();
     check(&mut model);
 }
 
 #[test]
 fn manifest_file_loads_the_same_model() {
     let manifest = root().join("models/cellreader.json");
-    let mut model = OrtModel::from_manifest_file(&manifest, &RuntimeParams::default()).unwrap();
+    let mut model = OrtModel::from_manifest_file(&manifest, &one_look()).unwrap();
     assert_eq!(model.manifest().input.height, 32);
     assert!(
         model.manifest().validation["hcs_games"]
@@ -99,4 +107,64 @@ fn a_batch_larger_than_the_runtime_batch_is_split() {
     assert_eq!(got.len(), 7);
     // A blank cell reads as nothing.
     assert!(got.iter().all(|s| model.alphabet().greedy(s).is_empty()));
+}
+
+#[test]
+fn unsure_cells_get_a_second_look_and_sure_ones_keep_their_reading() {
+    let look = OrtModel::embedded(&RuntimeParams::default()).unwrap();
+    let below = look
+        .manifest()
+        .second_look
+        .as_ref()
+        .expect("the shipped manifest asks for a second look")
+        .below;
+    let mut look = look;
+    let mut once = OrtModel::embedded(&one_look()).unwrap();
+    let want = expected();
+    let mut images: Vec<image::GrayImage> = want["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let p = root()
+                .join("tests/fixtures/cells")
+                .join(c["file"].as_str().unwrap());
+            image::open(&p).unwrap().to_luma8()
+        })
+        .collect();
+    // Unsure cells: the fixtures' left halves and faded copies.
+    let halves: Vec<image::GrayImage> = images
+        .iter()
+        .map(|c| image::imageops::crop_imm(c, 0, 0, c.width() / 2, c.height()).to_image())
+        .collect();
+    let faded: Vec<image::GrayImage> = images
+        .iter()
+        .map(|c| {
+            image::GrayImage::from_fn(c.width(), c.height(), |x, y| {
+                image::Luma([200 + c.get_pixel(x, y).0[0] / 5])
+            })
+        })
+        .collect();
+    images.extend(halves);
+    images.extend(faded);
+    let first = once.read(&images).unwrap();
+    let second = look.read(&images).unwrap();
+    let (mut sure, mut unsure) = (0, 0);
+    for (a, b) in first.iter().zip(&second) {
+        if a.best_path_logp() >= below.ln() {
+            sure += 1;
+            assert_eq!(a, b, "a sure cell is read once");
+        } else {
+            unsure += 1;
+            assert_ne!(a, b, "an unsure cell is read again");
+            for t in 0..b.steps {
+                let total: f32 = b.row(t).iter().map(|l| l.exp()).sum();
+                assert!((total - 1.0).abs() < 1e-4, "step {t} sums to {total}");
+            }
+        }
+    }
+    assert!(
+        sure >= 5 && unsure >= 3,
+        "{sure} sure, {unsure} unsure cells"
+    );
 }

@@ -4,10 +4,11 @@ from __future__ import annotations
 from .common import MODELS
 
 
-def _row(name: str, m: dict | None) -> str:
+def _row(name: str, m: dict | None, look: dict | None = None) -> str:
     if not m:
-        return f"| {name} | - | - | - |"
-    return f"| {name} | {m['cells']} | {100 * m['exact']:.1f}% | {100 * m['cer']:.1f}% |"
+        return f"| {name} | - | - | - | - |"
+    again = f"{100 * look['exact']:.1f}% / {100 * look['cer']:.1f}%" if look else "-"
+    return f"| {name} | {m['cells']} | {100 * m['exact']:.1f}% | {100 * m['cer']:.1f}% | {again} |"
 
 
 _CUTTERS = {
@@ -38,6 +39,7 @@ def write_card(man: dict) -> None:
     tr = m.get("training", {})
     inp, out = man["input"], man["output"]
     blank = m.get("hcs_val_blank_cells", {})
+    look = m.get("second_look", {})
     lines = [
         f"# {man['name']} {man['version']}: the cell reader",
         "",
@@ -56,6 +58,11 @@ def write_card(man: dict) -> None:
         f"  pasted at x=0 on a {inp['pad_value']}-filled canvas, x = (p/255 - {inp['mean']}) / {inp['std']}.",
         f"- Output `{out['name']}` [N, {out['steps']}, {len(man['alphabet'])}] log-softmax; class 0 is the CTC blank.",
         "- Glyph classes: Cyrillic look-alikes share the Latin class (`src/glyph.rs`); `Ф` and `Л` are their own.",
+        *([f"- Second look (manifest `second_look`): a cell whose greedy path has probability below"
+           f" {man['second_look']['below']} is read again moved {', '.join(f'{d:+d}' for d in man['second_look']['shifts'])}"
+           " rows,",
+           "  and its readings' probabilities are averaged (`scoresheet` does this; the ONNX graph reads once)."]
+          if man.get("second_look") else []),
         "",
         "## Data",
         "",
@@ -80,13 +87,13 @@ def write_card(man: dict) -> None:
         "",
         "## Validation figures (greedy CTC, no chess knowledge)",
         "",
-        "| set | cells | exact cell | CER |",
-        "|---|---|---|---|",
-        _row("HCS held-out games (labelled cells; O = 0)", m.get("hcs_val")),
-        _row("synthetic, held-out fonts, English", m.get("synthetic_en")),
-        _row("synthetic, held-out fonts, Russian", m.get("synthetic_ru")),
-        _row("synthetic, held-out fonts, Polish", m.get("synthetic_pl")),
-        _row("synthetic, held-out fonts, German", m.get("synthetic_de")),
+        "| set | cells | exact cell | CER | with the second look: exact / CER |",
+        "|---|---|---|---|---|",
+        _row("HCS held-out games (labelled cells; O = 0)", m.get("hcs_val"), look.get("hcs_val")),
+        _row("synthetic, held-out fonts, English", m.get("synthetic_en"), look.get("synthetic_en")),
+        _row("synthetic, held-out fonts, Russian", m.get("synthetic_ru"), look.get("synthetic_ru")),
+        _row("synthetic, held-out fonts, Polish", m.get("synthetic_pl"), look.get("synthetic_pl")),
+        _row("synthetic, held-out fonts, German", m.get("synthetic_de"), look.get("synthetic_de")),
         "",
         f"Empty HCS cells of the held-out pages read as empty: {100 * (blank.get('read_as_blank') or 0):.1f}%"
         f" of {blank.get('cells', 0)}.",
@@ -97,8 +104,9 @@ def write_card(man: dict) -> None:
         "",
         *_targets(m),
         "",
-        "These are the reader alone. The whole product (cutter, reader, legal-move decoder) is",
-        "measured by `scoresheet eval`: see 'Measured accuracy' in the README. The weakest held-out",
+        "These are the reader alone (no chess knowledge), judged on cells read once. The whole",
+        "product (cutter, reader with its second look, legal-move decoder) is measured by",
+        "`scoresheet eval`: see 'Measured accuracy' in the README. The weakest held-out",
         "font is Sue Ellen Francisco (thin, narrow capitals: `S`, `G`, `H` dropped or misread). On",
         "HCS about one labelled cell in nine is not a legal move where the game stands (the",
         "players' own recording errors, and some label errors: `training/hcs_val_audit.tsv`).",

@@ -33,7 +33,7 @@ MODELS = ROOT / "models"
 SPLIT_FILE = ROOT / "training" / "split.json"
 
 MODEL_NAME = "cellreader"
-MODEL_VERSION = "1.2.0"
+MODEL_VERSION = "1.3.0"
 
 # Class order; index 0 is the CTC blank. Never reorder: the manifest carries it.
 ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(
@@ -45,6 +45,14 @@ CLASS = {c: i for i, c in enumerate(ALPHABET) if i != BLANK}
 H, W = 32, 128
 PAD = 255
 MEAN, STD = 0.5, 0.5
+
+# A second look at unsure cells (the manifest carries it; `src/model/manifest.rs`,
+# `SecondLook`): a cell whose greedy path has probability below `below` is read again
+# moved by each of `shifts` rows (positive: down, PAD filling), and its readings'
+# probabilities are averaged. Picked on the HCS train pages and 72 train-font sheets
+# per notation, not on validation: 0.8 over 0.6 and 1.0 (every cell), one row up and
+# down over two rows and over both (as good, and half the extra reads of both).
+SECOND_LOOK = {"below": 0.8, "shifts": [-1, 1]}
 
 _CANON = {
     "К": "K", "к": "K", "р": "p", "Р": "P", "С": "C", "с": "c", "е": "e", "Е": "E",

@@ -4,6 +4,7 @@
   accuracy and character error rate, `O` and `0` counted as one character; blank
   cells of those pages (empty label) reported apart.
 * Synthetic: corpus val-split strings drawn with the held-out fonts, per notation.
+* The same, with the second look at unsure cells (`common.SECOND_LOOK`) the product uses.
 
 Writes `training/runs/<run>/metrics.json`.
 
@@ -17,7 +18,7 @@ import json
 import numpy as np
 import torch
 
-from .common import RUNS, levenshtein
+from .common import RUNS, SECOND_LOOK, levenshtein
 from .model import CRNN
 from .render import SHARDS
 from .train import read
@@ -45,11 +46,15 @@ def evaluate(model: torch.nn.Module) -> tuple[dict, list[tuple[str, str, str]]]:
     m["hcs_val_blank_cells"] = {"cells": len(blank),
                                 "read_as_blank": round(float(np.mean([pred[i] == "" for i in blank])), 4) if blank else None}
     errors = [(d["key"][i], y[i], pred[i]) for i in lab if pred[i].replace("0", "O") != y[i].replace("0", "O")]
+    # The same sets read as the product reads them: unsure cells looked at again.
+    look = m["second_look"] = {"hcs_val": scores(read(model, d["x"][lab], second_look=SECOND_LOOK),
+                                                 [y[i] for i in lab])}
     for nt in ("en", "ru", "pl", "de"):
         f = SHARDS / f"synval_{nt}.npz"
         if f.exists():
             s = np.load(f, allow_pickle=True)
             m[f"synthetic_{nt}"] = scores(read(model, s["x"]), s["y"].tolist())
+            look[f"synthetic_{nt}"] = scores(read(model, s["x"], second_look=SECOND_LOOK), s["y"].tolist())
     return m, errors
 
 

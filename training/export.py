@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from .common import (ALPHABET, BLANK, H, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, RUNS, STD, W,
+from .common import (ALPHABET, BLANK, H, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, RUNS, SECOND_LOOK, STD, W,
                      load_split)
 from .model import CRNN
 from .render import SHARDS
@@ -68,6 +68,7 @@ def export(run: str, name: str) -> dict:
         "input": {"name": "image", "layout": "NCHW", "height": H, "width": W, "channels": 1,
                   "resize": "fit-height", "pad_value": PAD, "scale": 1 / 255, "mean": MEAN, "std": STD},
         "output": {"name": "logp", "layout": "NTC", "steps": int(ref.shape[1]), "log_softmax": True},
+        "second_look": SECOND_LOOK,
         "validation": {"hcs_games": split["hcs_val_games"], "fonts": split["val_fonts"]},
         "metrics": metrics,
     }

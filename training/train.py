@@ -37,13 +37,35 @@ def to_input(u8: np.ndarray) -> torch.Tensor:
 
 
 @torch.no_grad()
-def read(model: nn.Module, x: np.ndarray, batch: int = 256) -> list[str]:
+def probs(model: nn.Module, x: np.ndarray, batch: int = 256) -> np.ndarray:
+    """uint8 cells [N, H, W] -> CTC probabilities [N, T, C]."""
     model.eval()
-    out = []
-    for i in range(0, len(x), batch):
-        lp = model(to_input(x[i:i + batch])).numpy()
-        out.extend(greedy(m) for m in lp)
+    return np.concatenate([model(to_input(x[i:i + batch])).exp().numpy()
+                           for i in range(0, len(x), batch)]) if len(x) else np.zeros((0, 0, 0))
+
+
+def shifted(x: np.ndarray, dy: int) -> np.ndarray:
+    """Cells moved `dy` rows down (up when negative), PAD filling, as the Rust side does."""
+    from .common import PAD
+    out = np.full_like(x, PAD)
+    h = x.shape[1]
+    if dy >= 0:
+        out[:, dy:] = x[:, :h - dy]
+    else:
+        out[:, :h + dy] = x[:, -dy:]
     return out
+
+
+def read(model: nn.Module, x: np.ndarray, batch: int = 256, second_look: dict | None = None) -> list[str]:
+    """Greedy readings; with `second_look` (see `common.SECOND_LOOK`), unsure cells are
+    read again shifted and their probabilities averaged, as `scoresheet` reads them."""
+    p = probs(model, x, batch)
+    if second_look and len(x):
+        unsure = np.flatnonzero(p.max(-1).prod(-1) < second_look["below"])
+        if len(unsure):
+            views = [probs(model, shifted(x[unsure], dy), batch) for dy in second_look["shifts"]]
+            p[unsure] = (p[unsure] + sum(views)) / (1 + len(views))
+    return [greedy(np.log(np.maximum(m, 1e-30))) for m in p]
 
 
 def exact(pred: list[str], gold: list[str]) -> float:

@@ -24,6 +24,9 @@ pub struct Manifest {
     pub blank: usize,
     pub input: InputSpec,
     pub output: OutputSpec,
+    /// How to read again the cells the model is unsure of; none: one reading each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_look: Option<SecondLook>,
     /// Validation split and figures recorded by training (kept as raw JSON).
     #[serde(default)]
     pub validation: serde_json::Value,
@@ -48,6 +51,17 @@ pub struct InputSpec {
     pub scale: f32,
     pub mean: f32,
     pub std: f32,
+}
+
+/// A second look at unsure cells (test-time views): a cell whose most likely CTC path
+/// has probability below `below` is read again with its input shifted by each of
+/// `shifts` rows (positive: down; rows that come into view are padding), and its
+/// scores become the mean of the probabilities of all its readings. Chosen and
+/// measured in training with the model it ships with.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SecondLook {
+    pub below: f32,
+    pub shifts: Vec<i32>,
 }
 
 /// Output tensor: `[N, steps, classes]` log-softmax, NTC.
@@ -108,6 +122,18 @@ impl Manifest {
         if m.input.height == 0 || m.input.width == 0 || m.input.std == 0.0 {
             return Err(bad("input height, width and std must be non-zero".into()));
         }
+        if let Some(look) = &m.second_look
+            && (look
+                .shifts
+                .iter()
+                .any(|&d| d == 0 || d.unsigned_abs() >= m.input.height)
+                || !(look.below > 0.0 && look.below <= 1.0))
+        {
+            return Err(bad(format!(
+                "second_look needs shifts of 1 to {} rows, none 0, and below in (0, 1]",
+                m.input.height - 1
+            )));
+        }
         if m.blank >= m.alphabet.len() {
             return Err(bad(format!("blank index {} outside the alphabet", m.blank)));
         }
@@ -166,6 +192,22 @@ impl InputSpec {
             out[(y * w + x) as usize] = norm(p.0[0] as f32);
         }
     }
+
+    /// Appends to `out` a prepared input (from [`InputSpec::prepare_into`]) moved `dy`
+    /// rows down (up when negative), the rows that come into view filled with padding.
+    pub fn push_shifted(&self, input: &[f32], dy: i32, out: &mut Vec<f32>) {
+        let (h, w) = (self.height as i64, self.width as usize);
+        let pad = (self.pad_value * self.scale - self.mean) / self.std;
+        for y in 0..h {
+            let from = y - dy as i64;
+            if (0..h).contains(&from) {
+                let at = from as usize * w;
+                out.extend_from_slice(&input[at..at + w]);
+            } else {
+                out.extend(std::iter::repeat_n(pad, w));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -192,6 +234,49 @@ mod tests {
         let bad = SAMPLE.replace(r#""e", "4""#, r#""e", "10""#);
         let err = Manifest::from_json(&bad, "sample").unwrap_err().to_string();
         assert!(err.contains("class 2"), "{err}");
+    }
+
+    #[test]
+    fn second_look_is_optional_and_checked() {
+        assert!(
+            Manifest::from_json(SAMPLE, "sample")
+                .unwrap()
+                .second_look
+                .is_none()
+        );
+        let with = |look: &str| {
+            SAMPLE.replace(
+                r#""blank": 0,"#,
+                &format!(r#""blank": 0, "second_look": {look},"#),
+            )
+        };
+        let m = Manifest::from_json(&with(r#"{"below": 0.8, "shifts": [-1, 1]}"#), "s").unwrap();
+        assert_eq!(m.second_look.unwrap().shifts, vec![-1, 1]);
+        for bad in [
+            r#"{"below": 0.8, "shifts": [0]}"#,
+            r#"{"below": 0.8, "shifts": [4]}"#,
+            r#"{"below": 0.0, "shifts": [1]}"#,
+        ] {
+            let err = Manifest::from_json(&with(bad), "s")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("second_look"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn shifted_inputs_move_rows_and_pad_with_paper() {
+        let m = Manifest::from_json(SAMPLE, "sample").unwrap();
+        // Row y holds the value 10 + y (4 rows of 8); paper (255) normalises to 1.
+        let input: Vec<f32> = (0..4).flat_map(|y| [10.0 + y as f32; 8]).collect();
+        let rows = |v: &[f32]| (0..4).map(|y| v[y * 8]).collect::<Vec<_>>();
+        let mut down = Vec::new();
+        m.input.push_shifted(&input, 1, &mut down);
+        assert_eq!(down.len(), 32);
+        assert_eq!(rows(&down), [1.0, 10.0, 11.0, 12.0]);
+        let mut up = Vec::new();
+        m.input.push_shifted(&input, -2, &mut up);
+        assert_eq!(rows(&up), [12.0, 13.0, 1.0, 1.0]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
 
-use super::{Alphabet, CellModel, CellScores, Manifest, ModelError};
+use super::{Alphabet, CellModel, CellScores, Manifest, ModelError, SecondLook};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_model.rs"));
 
@@ -26,6 +26,8 @@ pub struct RuntimeParams {
     pub threads: usize,
     /// Largest batch sent to one `run` call.
     pub max_batch: usize,
+    /// Read unsure cells again as the manifest's `second_look` says (when it has one).
+    pub second_look: bool,
 }
 
 impl Default for RuntimeParams {
@@ -34,6 +36,7 @@ impl Default for RuntimeParams {
             ort_lib: None,
             threads: 1,
             max_batch: 128,
+            second_look: true,
         }
     }
 }
@@ -139,6 +142,7 @@ pub struct OrtModel {
     manifest: Manifest,
     alphabet: Alphabet,
     max_batch: usize,
+    second_look: Option<SecondLook>,
 }
 
 impl OrtModel {
@@ -206,11 +210,13 @@ impl OrtModel {
             });
         }
         let alphabet = manifest.alphabet();
+        let second_look = manifest.second_look.clone().filter(|_| params.second_look);
         Ok(OrtModel {
             session,
             manifest,
             alphabet,
             max_batch: params.max_batch.max(1),
+            second_look,
         })
     }
 
@@ -219,15 +225,21 @@ impl OrtModel {
         &self.manifest
     }
 
-    /// Runs one batch: `cells.len() <= max_batch`.
-    fn run_batch(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
-        let spec = &self.manifest.input;
-        let n = cells.len();
-        let len = spec.cell_len();
-        let mut data = vec![0f32; n * len];
-        for (cell, out) in cells.iter().zip(data.chunks_mut(len)) {
-            spec.prepare_into(cell, out);
+    /// Runs prepared inputs (`n` cells of [`InputSpec::cell_len`] values), in batches
+    /// of at most `max_batch`.
+    fn run_prepared(&mut self, data: &[f32]) -> Result<Vec<CellScores>, ModelError> {
+        let len = self.manifest.input.cell_len();
+        let mut out = Vec::with_capacity(data.len() / len);
+        for chunk in data.chunks(self.max_batch * len) {
+            out.extend(self.run_batch(chunk.to_vec())?);
         }
+        Ok(out)
+    }
+
+    /// Runs one batch of prepared inputs: at most `max_batch` cells.
+    fn run_batch(&mut self, data: Vec<f32>) -> Result<Vec<CellScores>, ModelError> {
+        let spec = &self.manifest.input;
+        let n = data.len() / spec.cell_len();
         let shape = [n as i64, 1, spec.height as i64, spec.width as i64];
         let input =
             Tensor::from_array((shape, data)).map_err(|e| ModelError::Inference(e.to_string()))?;
@@ -276,9 +288,36 @@ impl CellModel for OrtModel {
     }
 
     fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
-        let mut out = Vec::with_capacity(cells.len());
-        for chunk in cells.chunks(self.max_batch) {
-            out.extend(self.run_batch(chunk)?);
+        let spec = &self.manifest.input;
+        let len = spec.cell_len();
+        let mut data = vec![0f32; cells.len() * len];
+        for (cell, out) in cells.iter().zip(data.chunks_mut(len)) {
+            spec.prepare_into(cell, out);
+        }
+        let mut out = self.run_prepared(&data)?;
+        let Some(look) = self.second_look.clone() else {
+            return Ok(out);
+        };
+        // The unsure cells, read again shifted up and down; each gets the mean of its
+        // readings' probabilities.
+        let below = look.below.ln();
+        let unsure: Vec<usize> = (0..out.len())
+            .filter(|&i| out[i].best_path_logp() < below)
+            .collect();
+        if unsure.is_empty() {
+            return Ok(out);
+        }
+        let spec = &self.manifest.input;
+        let mut views = Vec::with_capacity(unsure.len() * look.shifts.len() * len);
+        for &i in &unsure {
+            for &dy in &look.shifts {
+                spec.push_shifted(&data[i * len..(i + 1) * len], dy, &mut views);
+            }
+        }
+        let again = self.run_prepared(&views)?;
+        for (&i, readings) in unsure.iter().zip(again.chunks(look.shifts.len())) {
+            let all: Vec<&CellScores> = std::iter::once(&out[i]).chain(readings).collect();
+            out[i] = CellScores::mean(&all);
         }
         Ok(out)
     }
