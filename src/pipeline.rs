@@ -53,9 +53,10 @@ pub struct PipelineParams {
 
 impl Default for PipelineParams {
     /// The product's settings: the decoder weighs moves with the shipped move prior
-    /// (`models/prior.json`, scale chosen on the HCS training games; on held-out
-    /// synthetic sheets +2.7 points of plies in Polish and -0.8 in Russian, -0.1 of
-    /// move recognition on the HCS validation games: see the README).
+    /// (`models/prior.json`, scale chosen on the HCS training games). Its effect on
+    /// held-out data varies with the reader; with cellreader 1.3.0: +1.3 points of
+    /// plies on Polish synthetic sheets, +0.2 on Russian, -0.2 of move recognition on
+    /// the HCS validation games (see the README).
     fn default() -> Self {
         let decode = DecodeParams {
             prior: crate::decode::FeaturePrior::shipped()
