@@ -111,6 +111,8 @@ pub struct SheetEval {
     pub exact: bool,
     /// Where the wrong cells come from (see [`ErrorSources`]).
     pub error_sources: ErrorSources,
+    /// The same, for the wrong cells not flagged for review.
+    pub silent_sources: ErrorSources,
     /// (confidence, right) for each judged decision, for calibration.
     #[serde(skip)]
     pub confidences: Vec<(f32, bool)>,
@@ -201,8 +203,9 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
             });
         e.legal_cells += usize::from(legal);
         e.legal_cells_right += usize::from(legal && right);
+        let flagged = m.is_none_or(|m| m.review);
         if !right {
-            let src = &mut e.error_sources;
+            let mut src = ErrorSources::default();
             match m {
                 None => src.missing += 1,
                 Some(m) => {
@@ -215,8 +218,11 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
                     }
                 }
             }
+            e.error_sources.add(&src);
+            if !flagged {
+                e.silent_sources.add(&src);
+            }
         }
-        let flagged = m.is_none_or(|m| m.review);
         e.cells_right += usize::from(right);
         e.cells_flagged += usize::from(flagged);
         e.cells_silent_errors += usize::from(!right && !flagged);
@@ -275,6 +281,8 @@ pub struct Summary {
     pub calibration: Vec<(f64, usize, f64)>,
     /// Where the wrong labelled cells come from, summed over sheets.
     pub error_sources: ErrorSources,
+    /// Where the wrong labelled cells not flagged for review come from.
+    pub silent_sources: ErrorSources,
     /// For review thresholds on confidence alone: (threshold, share of judged
     /// decisions below it, share wrong at or above it), to choose `--review-below`.
     pub thresholds: Vec<(f64, f64, f64)>,
@@ -335,12 +343,15 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
             )
         })
         .collect();
-    let mut error_sources = ErrorSources::default();
+    let (mut error_sources, mut silent_sources) =
+        (ErrorSources::default(), ErrorSources::default());
     for s in sheets {
         error_sources.add(&s.error_sources);
+        silent_sources.add(&s.silent_sources);
     }
     Summary {
         error_sources,
+        silent_sources,
         thresholds,
         sheets: sheets.len(),
         failed,
@@ -480,6 +491,15 @@ mod tests {
                 player: 1,
                 decoder: 1,
                 reader: 1
+            }
+        );
+        // Only the decoder's pick was flagged; a cell never read counts as flagged.
+        assert_eq!(
+            e.silent_sources,
+            ErrorSources {
+                player: 1,
+                reader: 1,
+                ..Default::default()
             }
         );
         // e4, e6 and Nf3 are legal where they stand (only e4 right); Qe4 is not, and

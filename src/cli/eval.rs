@@ -185,11 +185,15 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
                 pct(summary.legal_cell_accuracy),
                 pct(summary.other_cell_accuracy)
             );
-            let e = &summary.error_sources;
-            println!(
-                "wrong cells, by source reader {}, decoder {}, player/off-game {}, not read {}",
-                e.reader, e.decoder, e.player, e.missing
-            );
+            for (what, e) in [
+                ("wrong cells", &summary.error_sources),
+                ("... not flagged", &summary.silent_sources),
+            ] {
+                println!(
+                    "{what}, by source reader {}, decoder {}, player/off-game {}, not read {}",
+                    e.reader, e.decoder, e.player, e.missing
+                );
+            }
         }
         if summary.plies > 0 {
             println!("plies of true games    {}", summary.plies);
