@@ -35,6 +35,17 @@ fn sample_texts() -> Vec<String> {
         .collect()
 }
 
+/// The decoder with its default settings, English notation given.
+fn english() -> Decoder {
+    Decoder::new(
+        &model_alphabet(),
+        DecodeParams {
+            notation: Some(Notation::En),
+            ..Default::default()
+        },
+    )
+}
+
 /// The decoded game replays from the start and comes back from PGN unchanged.
 fn assert_legal_and_pgn_round_trip(sheet: &DecodedSheet) {
     let mut pos = Chess::default();
@@ -81,13 +92,7 @@ fn sample_game_decodes_cleanly_and_detects_russian() {
 #[test]
 fn blank_cells_end_the_game_and_ink_after_them_is_partial() {
     let sim = clean();
-    let decoder = Decoder::new(
-        &model_alphabet(),
-        DecodeParams {
-            notation: Some(Notation::En),
-            ..Default::default()
-        },
-    );
+    let decoder = english();
     let sheet = decoder.decode(&cells(&sim, &["e4", "e5", "Nf3", "", "", "", ""], 2));
     assert_eq!(sheet.cells_used, 3);
     assert_eq!(sheet.sans(), ["e4", "e5", "Nf3"]);
@@ -101,13 +106,7 @@ fn blank_cells_end_the_game_and_ink_after_them_is_partial() {
 #[test]
 fn an_empty_row_with_moves_below_it_does_not_end_the_game() {
     let sim = clean();
-    let decoder = Decoder::new(
-        &model_alphabet(),
-        DecodeParams {
-            notation: Some(Notation::En),
-            ..Default::default()
-        },
-    );
+    let decoder = english();
     // The player left row 3 empty and went on below it.
     let texts = [
         "e4", "e5", "Nf3", "Nc6", "", "", "Bb5", "a6", "Ba4", "Nf6", "", "",
@@ -132,13 +131,7 @@ fn an_empty_row_with_moves_below_it_does_not_end_the_game() {
 #[test]
 fn a_single_blank_cell_is_a_shifted_row() {
     let sim = clean();
-    let decoder = Decoder::new(
-        &model_alphabet(),
-        DecodeParams {
-            notation: Some(Notation::En),
-            ..Default::default()
-        },
-    );
+    let decoder = english();
     let sheet = decoder.decode(&cells(
         &sim,
         &["e4", "e5", "", "Nf3", "Nc6", "Bb5", "a6", "", ""],
@@ -182,13 +175,7 @@ fn a_locked_cell_is_played_and_the_rest_follows() {
 fn an_unexplained_cell_is_flagged_not_forced() {
     let sim = clean();
     let texts = ["e4", "e5", "Nf3", "hhhh", "Bc4", "Nf6", "", ""];
-    let decoder = Decoder::new(
-        &model_alphabet(),
-        DecodeParams {
-            notation: Some(Notation::En),
-            ..Default::default()
-        },
-    );
+    let decoder = english();
     let sheet = decoder.decode(&cells(&sim, &texts, 6));
     let bad = sheet.entry_for_cell(3).unwrap();
     assert!(bad.review, "{bad:?}");
@@ -235,13 +222,7 @@ fn captures_written_by_the_piece_taken_are_read() {
         "e4", "d5", "Nc3", "dxe", "NxP", "Bf5", "Bd3", "BxN", "BxB", "c6", "d4", "e5", "PxP", "",
         "",
     ];
-    let decoder = Decoder::new(
-        &model_alphabet(),
-        DecodeParams {
-            notation: Some(Notation::En),
-            ..Default::default()
-        },
-    );
+    let decoder = english();
     let sheet = decoder.decode(&cells(&sim, &texts, 5));
     let want = [
         "e4", "d5", "Nc3", "dxe4", "Nxe4", "Bf5", "Bd3", "Bxe4", "Bxe4", "c6", "d4", "e5", "dxe5",

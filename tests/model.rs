@@ -15,11 +15,11 @@ fn expected() -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn check(model: &mut OrtModel) {
-    let want = expected();
-    let cells = want["cells"].as_array().unwrap();
-    assert!(cells.len() >= 5, "fixtures hold at least 5 cells");
-    let images: Vec<image::GrayImage> = cells
+/// The saved cell crops, in the order of `expected.json`.
+fn fixture_images(want: &serde_json::Value) -> Vec<image::GrayImage> {
+    want["cells"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|c| {
             let p = root()
@@ -27,7 +27,14 @@ fn check(model: &mut OrtModel) {
                 .join(c["file"].as_str().unwrap());
             image::open(&p).unwrap().to_luma8()
         })
-        .collect();
+        .collect()
+}
+
+fn check(model: &mut OrtModel) {
+    let want = expected();
+    let cells = want["cells"].as_array().unwrap();
+    assert!(cells.len() >= 5, "fixtures hold at least 5 cells");
+    let images = fixture_images(&want);
     let got = model.read(&images).unwrap();
     assert_eq!(got.len(), cells.len());
     for (c, scores) in cells.iter().zip(&got) {
@@ -120,18 +127,7 @@ fn unsure_cells_get_a_second_look_and_sure_ones_keep_their_reading() {
         .below;
     let mut look = look;
     let mut once = OrtModel::embedded(&one_look()).unwrap();
-    let want = expected();
-    let mut images: Vec<image::GrayImage> = want["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let p = root()
-                .join("tests/fixtures/cells")
-                .join(c["file"].as_str().unwrap());
-            image::open(&p).unwrap().to_luma8()
-        })
-        .collect();
+    let mut images = fixture_images(&expected());
     // Unsure cells: the fixtures' left halves and faded copies.
     let halves: Vec<image::GrayImage> = images
         .iter()
