@@ -77,8 +77,9 @@ def write_card(man: dict) -> None:
         f"- Text: {tr.get('corpus_source', 'the python-chess stand-in of `training/corpus.py`')}"
         " (the Rust `corpus` example replaces it when the crate has one).",
         "- Every batch: 35% real cells, 65% synthetic (45% / 55% from the third stage on). In the",
-        "  last two stages the real cells get a fresh small affine jitter, the weights are averaged",
-        "  (EMA 0.999), and in the last, half the synthetic cells are narrowed to 65-105% width.",
+        "  last three stages the real cells get a fresh small affine jitter and the weights are",
+        "  averaged (EMA 0.999); in the last two, half the synthetic cells are narrowed to 65-105%",
+        "  width, and in the last the other synthetic cells get the same jitter as the real ones.",
         "",
         "## Validation split (`training/split.json`, seeded)",
         "",
@@ -122,7 +123,7 @@ def write_card(man: dict) -> None:
         "```",
         "python -m venv .venv && .venv/bin/pip install -r training/requirements.txt",
         "python -m training.run        # seeded; split, corpus, cells, render, train, evaluate, export",
-        "                              # ~15 min data + ~3 h training (21,800 steps) on 2 idle cores",
+        "                              # ~15 min data + ~3.5 h training (26,800 steps) on 2 idle cores",
         "```",
         "",
         f"Last run: data {tr.get('data_s', '?')} s, training {tr.get('train_s', '?')} s on 2 CPU cores: "

@@ -3,8 +3,8 @@
     python -m training.run            # split -> corpus -> hcs cells -> render -> train
                                       # -> evaluate -> export (models/) -> fixtures
 
-About three hours on 2 cores with the defaults (data ~15 min, five training stages
-~2.9 h; the shipped model's stages took 8351 s, 1200 s and 1690 s). Each step also runs alone
+About three and a half hours on 2 cores with the defaults (data ~15 min, six training
+stages ~3.5 h; the shipped model's stages took 8351 s, 1200 s, 1690 s and 1488 s). Each step also runs alone
 (`python -m training.<step> --help`). `--quick` does a few-minute smoke run that
 still writes a (poor) model: use it to check the plumbing, never to ship.
 """
@@ -37,6 +37,8 @@ def main() -> None:
                     help="fourth stage: real cells jittered, weights averaged (EMA 0.999) (0: none)")
     ap.add_argument("--stage5-steps", type=int, default=5000,
                     help="fifth stage: as the fourth, half the synthetic cells narrowed (0: none)")
+    ap.add_argument("--stage6-steps", type=int, default=5000,
+                    help="sixth stage: as the fifth, the other synthetic cells jittered too (0: none)")
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -66,23 +68,27 @@ def main() -> None:
         times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
     t = time.time()
     if a.quick:
-        a.stage2_steps = a.stage3_steps = a.stage4_steps = a.stage5_steps = 0
+        a.stage2_steps = a.stage3_steps = a.stage4_steps = a.stage5_steps = a.stage6_steps = 0
     # (steps, peak LR, real share, jitter real cells, EMA decay, narrowed synthetic share,
-    # seed offset); the seed offsets are those of the shipped model's runs.
-    stages = [(a.steps, 2e-3, 0.35, False, 0.0, 0.0, 0)]
+    # jitter the other synthetic cells, seed offset); the seed offsets are those of the
+    # shipped model's runs.
+    stages = [(a.steps, 2e-3, 0.35, False, 0.0, 0.0, False, 0)]
     if a.stage2_steps:
-        stages.append((a.stage2_steps, a.stage2_lr, 0.35, False, 0.0, 0.0, 1))
+        stages.append((a.stage2_steps, a.stage2_lr, 0.35, False, 0.0, 0.0, False, 1))
     if a.stage3_steps:
-        stages.append((a.stage3_steps, a.stage3_lr, a.stage3_real_frac, False, 0.0, 0.0, 3))
+        stages.append((a.stage3_steps, a.stage3_lr, a.stage3_real_frac, False, 0.0, 0.0, False, 3))
     if a.stage4_steps:
-        stages.append((a.stage4_steps, 5e-4, 0.45, True, 0.999, 0.0, 3))
+        stages.append((a.stage4_steps, 5e-4, 0.45, True, 0.999, 0.0, False, 3))
     if a.stage5_steps:
-        stages.append((a.stage5_steps, 4e-4, 0.45, True, 0.999, 0.5, 9))
+        stages.append((a.stage5_steps, 4e-4, 0.45, True, 0.999, 0.5, False, 9))
+    if a.stage6_steps:
+        stages.append((a.stage6_steps, 3e-4, 0.45, True, 0.999, 0.5, True, 13))
     init = None
-    for i, (steps, lr, real_frac, jitter, ema, squeeze, offset) in enumerate(stages):
+    for i, (steps, lr, real_frac, jitter, ema, squeeze, jitter_syn, offset) in enumerate(stages):
         name = a.run if i == len(stages) - 1 else f"{a.run}-stage{i + 1}"
         train.train(steps, a.batch, lr, real_frac, name, a.seed + offset, 2, init=init,
-                    augment_real=jitter, ema=ema, squeeze_synthetic=squeeze)
+                    augment_real=jitter, ema=ema, squeeze_synthetic=squeeze,
+                    augment_synthetic=jitter_syn)
         init = str(RUNS / name / "model.pt")
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
@@ -90,11 +96,13 @@ def main() -> None:
                                                 "stage3_steps": a.stage3_steps,
                                                 "stage4_steps": a.stage4_steps,
                                                 "stage5_steps": a.stage5_steps,
+                                                "stage6_steps": a.stage6_steps,
                                                 "stages": ", then ".join(
                                                     f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
                                                     + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")
-                                                    + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "") + ")"
-                                                    for n, lr, rf, j, e, q, _ in stages) + ", each from the weights before",
+                                                    + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "")
+                                                    + (", the other synthetic cells jittered" if js else "") + ")"
+                                                    for n, lr, rf, j, e, q, js, _ in stages) + ", each from the weights before",
                                                 "cells": a.cells,
                                                 "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,

@@ -109,7 +109,7 @@ def squeeze(x: torch.Tensor, gen: torch.Generator, lo: float, hi: float) -> torc
 
 def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
           init: str | None = None, augment_real: bool = False, ema: float = 0.0,
-          squeeze_synthetic: float = 0.0) -> None:
+          squeeze_synthetic: float = 0.0, augment_synthetic: bool = False) -> None:
     seed_all(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -150,10 +150,11 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
         xin = to_input(x)
         if augment_real and nreal:
             xin[-nreal:] = jitter(xin[-nreal:], gen)
-        if squeeze_synthetic:
-            k = int(round((batch - nreal) * squeeze_synthetic))
-            if k:
-                xin[:k] = squeeze(xin[:k], gen, 0.65, 1.05)
+        k = int(round((batch - nreal) * squeeze_synthetic))
+        if k:
+            xin[:k] = squeeze(xin[:k], gen, 0.65, 1.05)
+        if augment_synthetic and batch - nreal > k:
+            xin[k:batch - nreal] = jitter(xin[k:batch - nreal], gen)
         lp = model(xin)                           # [N, T, C]
         ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
         loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
@@ -209,9 +210,12 @@ def main() -> None:
     ap.add_argument("--squeeze-synthetic", type=float, default=0.0,
                     help="share of each batch's synthetic cells narrowed (or widened) by a random "
                          "factor in [0.65, 1.05], the left edge fixed")
+    ap.add_argument("--augment-synthetic", action="store_true",
+                    help="the same affine changes as --augment-real for the synthetic cells "
+                         "not narrowed")
     a = ap.parse_args()
     train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init,
-          a.augment_real, a.ema, a.squeeze_synthetic)
+          a.augment_real, a.ema, a.squeeze_synthetic, a.augment_synthetic)
 
 
 if __name__ == "__main__":
