@@ -33,6 +33,16 @@ fn stderr(o: &Output) -> String {
 }
 
 /// SAN moves of the first game of a PGN text (comments and numbers skipped).
+/// The entry of a JSON report for the cell of `of`'s move and side.
+fn cell_entry<'a>(report: &'a serde_json::Value, of: &serde_json::Value) -> &'a serde_json::Value {
+    report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == of["move"] && m["side"] == of["side"] && m["box"].is_array())
+        .unwrap()
+}
+
 fn pgn_moves(text: &str) -> Vec<String> {
     let body: String = text
         .lines()
@@ -412,12 +422,7 @@ fn confirming_a_move_keeps_a_headed_table_on_its_cells() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let after = load();
     assert_eq!(after["page"]["header_rows"], 1);
-    let locked = after["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["move"] == ply10["move"] && m["side"] == ply10["side"] && m["box"].is_array())
-        .unwrap();
+    let locked = cell_entry(&after, &ply10);
     assert_eq!(locked["state"], "locked");
     assert_eq!(
         locked["box"], ply10["box"],
@@ -601,12 +606,7 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
     let fixed: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(fixed["corrections"][0]["by"], "review-page");
-    let now = fixed["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["move"] == cell["move"] && m["side"] == cell["side"] && m["box"].is_array())
-        .unwrap();
+    let now = cell_entry(&fixed, cell);
     assert_eq!(now["state"], "locked");
     assert_eq!(
         now["san"].as_str().unwrap().trim_end_matches(['+', '#']),

@@ -118,14 +118,13 @@ fn a_batch_larger_than_the_runtime_batch_is_split() {
 
 #[test]
 fn unsure_cells_get_a_second_look_and_sure_ones_keep_their_reading() {
-    let look = OrtModel::embedded(&RuntimeParams::default()).unwrap();
+    let mut look = OrtModel::embedded(&RuntimeParams::default()).unwrap();
     let below = look
         .manifest()
         .second_look
         .as_ref()
         .expect("the shipped manifest asks for a second look")
         .below;
-    let mut look = look;
     let mut once = OrtModel::embedded(&one_look()).unwrap();
     let mut images = fixture_images(&expected());
     // Unsure cells: the fixtures' left halves and faded copies.

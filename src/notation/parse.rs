@@ -264,6 +264,14 @@ mod tests {
             .unwrap()
     }
 
+    /// Each text, in its notation, parses in `pos` to the move whose SAN is given.
+    fn assert_parses(pos: &Chess, cases: &[(&str, Notation, &str)]) {
+        for &(text, n, want) in cases {
+            let m = parse_move(pos, text, n).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(san(pos, m), want, "{text}");
+        }
+    }
+
     #[test]
     fn parses_forms_from_the_start_position() {
         let start = Chess::default();
@@ -278,10 +286,7 @@ mod tests {
             ("Nf3 (=)", Notation::En, "Nf3"),
             ("Sgf3", Notation::De, "Nf3"),
         ];
-        for (text, n, want) in cases {
-            let m = parse_move(&start, text, n).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert_eq!(san(&start, m), want, "{text}");
-        }
+        assert_parses(&start, &cases);
     }
 
     #[test]
@@ -302,10 +307,7 @@ mod tests {
             ("BxNf3", Notation::En, "Bxf3"),
             ("С:f", Notation::Ru, "Bxf3"),
         ];
-        for (text, n, want) in cases {
-            let m = parse_move(&p, text, n).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert_eq!(san(&p, m), want, "{text}");
-        }
+        assert_parses(&p, &cases);
         for text in ["BxP", "QxN", "BxNe4", "dxN"] {
             assert!(
                 matches!(
