@@ -197,6 +197,12 @@ pub trait CellModel {
     /// # Errors
     /// When the runtime fails on the batch.
     fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError>;
+
+    /// How the decoder's confidences map to probabilities with this reader (from its
+    /// manifest); none by default.
+    fn calibration(&self) -> Option<&crate::decode::Calibration> {
+        None
+    }
 }
 
 /// Failures of the cell model: loading, manifest checks and inference.

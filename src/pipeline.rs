@@ -49,6 +49,10 @@ pub struct PipelineParams {
     pub variant: Variant,
     /// How Das sheets are read.
     pub das: DasParams,
+    /// The review threshold a user chose. None: the one calibrated with the model
+    /// (its manifest's `calibration`), or [`DecodeParams::review_below`] for a model
+    /// without calibration.
+    pub review_below: Option<f32>,
 }
 
 impl Default for PipelineParams {
@@ -72,6 +76,7 @@ impl Default for PipelineParams {
             model_ink: 0.0005,
             variant: Variant::Chess,
             das: DasParams::default(),
+            review_below: None,
         }
     }
 }
@@ -293,6 +298,15 @@ impl Pipeline {
     fn decoder(&self, model: &dyn CellModel, options: &SheetOptions) -> Decoder {
         let mut params = self.params.decode.clone();
         params.locked = options.locked.clone();
+        if params.calibration.is_none()
+            && let Some(cal) = model.calibration()
+        {
+            params.review_below = cal.review_below;
+            params.calibration = Some(cal.clone());
+        }
+        if let Some(p) = self.params.review_below {
+            params.review_below = p;
+        }
         Decoder::new(model.alphabet(), params)
     }
 

@@ -35,7 +35,8 @@ pub struct ModelArgs {
     /// `models/prior.json`; default its own scale 0.5); 0 turns it off.
     #[arg(long, value_name = "SCALE")]
     pub prior_scale: Option<f32>,
-    /// A move whose confidence is below this is flagged for review.
+    /// A move whose confidence is below this is flagged for review (default: the
+    /// threshold calibrated with the model, see `models/README.md`).
     #[arg(long, value_name = "P")]
     pub review_below: Option<f32>,
     /// No progress bar.
@@ -52,9 +53,7 @@ impl ModelArgs {
         let mut params = PipelineParams::default();
         params.decode.notation = parse_notation(&self.notation)?;
         params.decode.beam_width = self.beam.max(1);
-        if let Some(p) = self.review_below {
-            params.decode.review_below = p.clamp(0.0, 1.0);
-        }
+        params.review_below = self.review_below.map(|p| p.clamp(0.0, 1.0));
         if let Some(scale) = self.prior_scale {
             params.decode.prior = if scale > 0.0 {
                 FeaturePrior::shipped().map(|mut p| {

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use shakmaty::{Chess, Move, Position, san::SanPlus};
 
 use super::beam::Trace;
+use super::calibration::{self, Calibration};
 use super::ctc::FxBuild;
 use super::evidence::{Evidence, Workspace};
 use super::state::{Act, Hist, Node};
@@ -131,6 +132,41 @@ fn best_written(
     shows.then(|| display.to_string())
 }
 
+/// A human should look at an entry that is not a move read from its cell (a skip, a
+/// replaced or an assumed move), at a move read from a cell that shows something
+/// else (the player's slip or a misreading), and at an unsure one. Never at a move a
+/// human fixed.
+fn needs_review(kind: EntryKind, confidence: f32, shown: bool, below: f32) -> bool {
+    match kind {
+        EntryKind::Locked => false,
+        EntryKind::Read => !shown || confidence < below,
+        _ => true,
+    }
+}
+
+/// Replaces the beam's shares by calibrated confidences (locked entries aside) and
+/// flags again with them.
+fn calibrate(entries: &mut [Entry], same_reading: &[bool], cal: &Calibration, below: f32) {
+    let doubts: Vec<f32> = entries
+        .iter()
+        .filter(|e| e.cell.is_some() && e.kind != EntryKind::Locked)
+        .map(|e| calibration::log_doubt(e.confidence))
+        .collect();
+    let sheet = if doubts.is_empty() {
+        0.0
+    } else {
+        doubts.iter().sum::<f32>() / doubts.len() as f32
+    };
+    for (e, &same) in entries.iter_mut().zip(same_reading) {
+        if e.kind == EntryKind::Locked {
+            continue;
+        }
+        let shown = e.written.is_some();
+        e.confidence = cal.apply(e.confidence, shown, same, sheet);
+        e.review = needs_review(e.kind, e.confidence, shown, below);
+    }
+}
+
 pub(crate) fn explain(
     trace: &Trace,
     evidence: &mut [Evidence],
@@ -159,6 +195,8 @@ pub(crate) fn explain(
     let mut pos = Chess::default();
     let mut moves = Vec::new();
     let mut entries = Vec::with_capacity(path.len());
+    // Per entry: its written form is the cell's own reading (for calibration).
+    let mut same_reading: Vec<bool> = Vec::with_capacity(path.len());
     for &id in &path {
         let h = trace.hist[id as usize];
         let Node::Entry {
@@ -189,14 +227,20 @@ pub(crate) fn explain(
             }
             _ => None,
         };
+        let read = if kind == EntryKind::Assumed {
+            String::new()
+        } else {
+            ev.read(n)
+        };
         if kind == EntryKind::Locked {
             confidence = 1.0;
         }
-        // A move read from a cell that shows something else is the player's slip or a
-        // misreading: a human should look.
-        let review = !matches!(kind, EntryKind::Read | EntryKind::Locked)
-            || confidence < params.review_below
-            || (kind == EntryKind::Read && written.is_none());
+        same_reading.push(
+            written
+                .as_deref()
+                .is_some_and(|w| calibration::same_reading(w, &ev.greedy)),
+        );
+        let review = needs_review(kind, confidence, written.is_some(), params.review_below);
         let alternatives = others
             .into_iter()
             .map(|(m, c)| Alternative {
@@ -219,16 +263,15 @@ pub(crate) fn explain(
             kind,
             san,
             written,
-            read: if kind == EntryKind::Assumed {
-                String::new()
-            } else {
-                ev.read(n)
-            },
+            read,
             confidence,
-            review: review && kind != EntryKind::Locked,
+            review,
             evidence: cell_evidence,
             alternatives,
         });
+    }
+    if let Some(cal) = &params.calibration {
+        calibrate(&mut entries, &same_reading, cal, params.review_below);
     }
 
     let last_move_cell = entries
@@ -253,5 +296,77 @@ pub(crate) fn explain(
         log_likelihood: trace.score + best_path,
         notation_scores: Vec::new(),
         lock_conflicts: trace.lock_conflicts.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: EntryKind, confidence: f32, written: Option<&str>) -> Entry {
+        Entry {
+            cell: (kind != EntryKind::Assumed).then_some(0),
+            ply: None,
+            kind,
+            san: None,
+            written: written.map(str::to_string),
+            read: "Nf3".into(),
+            confidence,
+            review: false,
+            evidence: 0.0,
+            alternatives: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn calibration_maps_confidences_and_flags_again_but_never_a_locked_move() {
+        let cal = Calibration {
+            log_confidence: 0.1,
+            log_doubt: -0.2,
+            written: -0.3,
+            written_is_read: 1.7,
+            sheet_log_doubt: -0.66,
+            bias: -1.3,
+            review_below: 0.89,
+        };
+        let mut entries = vec![
+            entry(EntryKind::Read, 1.0, Some("Nf3")),
+            entry(EntryKind::Read, 0.95, Some("Nf3")),
+            entry(EntryKind::Read, 1.0, None),
+            entry(EntryKind::Locked, 1.0, Some("Nf3")),
+            entry(EntryKind::Skipped, 0.5, None),
+            entry(EntryKind::Assumed, 0.9, None),
+        ];
+        let same = [true, false, false, true, false, false];
+        calibrate(&mut entries, &same, &cal, cal.review_below);
+        // The sheet's doubt: cells only, the locked one aside.
+        let sheet = [1.0, 0.95, 1.0, 0.5]
+            .map(calibration::log_doubt)
+            .iter()
+            .sum::<f32>()
+            / 4.0;
+        let want = [
+            cal.apply(1.0, true, true, sheet),
+            cal.apply(0.95, true, false, sheet),
+            cal.apply(1.0, false, false, sheet),
+            1.0,
+            cal.apply(0.5, false, false, sheet),
+            cal.apply(0.9, false, false, sheet),
+        ];
+        for (e, w) in entries.iter().zip(want) {
+            assert!(
+                (e.confidence - w).abs() < 1e-6,
+                "{:?}: {} vs {w}",
+                e.kind,
+                e.confidence
+            );
+        }
+        let review: Vec<bool> = entries.iter().map(|e| e.review).collect();
+        // Read as written and sure: no flag; read otherwise: flagged under 0.89; no
+        // written form, a skip or an assumed move: always; a locked move: never.
+        assert!(entries[0].confidence >= 0.89);
+        assert_eq!(review[..1], [false]);
+        assert_eq!(review[1], entries[1].confidence < 0.89);
+        assert_eq!(review[2..], [true, false, true, true]);
     }
 }

@@ -28,6 +28,7 @@
 //! Output moves are legal by construction.
 
 mod beam;
+mod calibration;
 mod ctc;
 mod das;
 mod evidence;
@@ -47,6 +48,7 @@ use shakmaty::{Chess, Color, Move};
 use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
 
+pub use calibration::Calibration;
 pub use ctc::{CellScorer, MIN_SCORE, Trie};
 pub use das::{DasDecoder, DasEntry, DasParams, DasReading, DasSheet};
 pub use prior::FeaturePrior;
@@ -113,6 +115,10 @@ pub struct DecodeParams {
     pub diversity_keep: usize,
     /// A move whose confidence is below this is flagged for review.
     pub review_below: f32,
+    /// Maps the beam's share of a move to the probability that the cell is read
+    /// right (from the model manifest; the pipeline fills it in). `None`: entries
+    /// report the beam's share.
+    pub calibration: Option<Calibration>,
     /// A cell shows the legal move chosen there when one of the move's written forms
     /// comes within this many nats of the cell's best reading. Otherwise, when the
     /// cell reads as another move (a player's slip such as `Nf3` for Black's `Nf6`,
@@ -161,6 +167,7 @@ impl Default for DecodeParams {
             diversity_margin: 15.0,
             diversity_keep: 3,
             review_below: 0.8,
+            calibration: None,
             written_floor: 3.5,
             lookahead: 1,
             locked: BTreeMap::new(),
@@ -193,6 +200,7 @@ impl fmt::Debug for DecodeParams {
             .field("diversity_margin", &self.diversity_margin)
             .field("diversity_keep", &self.diversity_keep)
             .field("review_below", &self.review_below)
+            .field("calibration", &self.calibration)
             .field("written_floor", &self.written_floor)
             .field("lookahead", &self.lookahead)
             .field("locked", &self.locked)
@@ -248,7 +256,8 @@ pub struct Entry {
     /// What the cell reads, unconstrained by legality, in English letters.
     pub read: String,
     /// Posterior probability of this entry's move (or of the skip) among the beam's
-    /// alternatives for this cell, in [0, 1].
+    /// alternatives for this cell, in [0, 1]; with [`DecodeParams::calibration`], that
+    /// share mapped to the probability that the cell is read right.
     pub confidence: f32,
     /// A human should look at this entry.
     pub review: bool,

@@ -27,6 +27,10 @@ pub struct Manifest {
     /// How to read again the cells the model is unsure of; none: one reading each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub second_look: Option<SecondLook>,
+    /// How the decoder's confidence maps to the probability that a cell is read
+    /// right with this reader; none: confidences are the beam's shares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::decode::Calibration>,
     /// Validation split and figures recorded by training (kept as raw JSON).
     #[serde(default)]
     pub validation: serde_json::Value,
@@ -133,6 +137,9 @@ impl Manifest {
                 "second_look needs shifts of 1 to {} rows, none 0, and below in (0, 1]",
                 m.input.height - 1
             )));
+        }
+        if let Some(cal) = &m.calibration {
+            cal.check().map_err(bad)?;
         }
         if m.blank >= m.alphabet.len() {
             return Err(bad(format!("blank index {} outside the alphabet", m.blank)));
@@ -261,6 +268,34 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("second_look"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn calibration_is_optional_and_checked() {
+        assert!(
+            Manifest::from_json(SAMPLE, "sample")
+                .unwrap()
+                .calibration
+                .is_none()
+        );
+        let with = |bias: &str, below: &str| {
+            SAMPLE.replace(
+                r#""blank": 0,"#,
+                &format!(
+                    r#""blank": 0, "calibration": {{"log_confidence": 0.1, "log_doubt": -0.2,
+                    "written": -0.3, "written_is_read": 1.7, "sheet_log_doubt": -0.7,
+                    "bias": {bias}, "review_below": {below}}},"#
+                ),
+            )
+        };
+        let m = Manifest::from_json(&with("-1.3", "0.89"), "s").unwrap();
+        assert_eq!(m.calibration.unwrap().review_below, 0.89);
+        for (bias, below) in [("-1.3", "1.5"), ("1e39", "0.8")] {
+            let err = Manifest::from_json(&with(bias, below), "s")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("calibration"), "{bias} {below}: {err}");
         }
     }
 

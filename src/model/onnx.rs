@@ -287,6 +287,10 @@ impl CellModel for OrtModel {
         &self.alphabet
     }
 
+    fn calibration(&self) -> Option<&crate::decode::Calibration> {
+        self.manifest.calibration.as_ref()
+    }
+
     fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
         let spec = &self.manifest.input;
         let len = spec.cell_len();
