@@ -163,3 +163,50 @@ fn unsure_cells_get_a_second_look_and_sure_ones_keep_their_reading() {
         "{sure} sure, {unsure} unsure cells"
     );
 }
+
+/// The decoder's share of a move, nearly unchanged: sigmoid(ln(c + e) - ln(1 - c + e))
+/// = (c + e) / (1 + 2e).
+fn plain_shares() -> scoresheet::decode::Calibration {
+    scoresheet::decode::Calibration {
+        log_confidence: 1.0,
+        log_doubt: -1.0,
+        written: 0.0,
+        written_is_read: 0.0,
+        sheet_log_doubt: 0.0,
+        bias: 0.0,
+        review_below: 0.8,
+    }
+}
+
+#[test]
+fn the_shipped_calibration_changes_confidences_and_flags_but_not_the_game() {
+    use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions};
+    let mut model = OrtModel::embedded(&RuntimeParams::default()).unwrap();
+    let cal = model
+        .calibration()
+        .cloned()
+        .expect("the shipped manifest carries a calibration");
+    assert!(cal.check().is_ok() && cal.review_below > 0.5, "{cal:?}");
+    let page = root().join("samples/hcs_142_0.jpg");
+    let read = |model: &mut OrtModel, params: PipelineParams| {
+        let mut sheets = Pipeline::new(params).read_file(&page, model, &SheetOptions::default());
+        sheets.remove(0).expect("the sample reads").report
+    };
+    let calibrated = read(&mut model, PipelineParams::default());
+    let mut params = PipelineParams::default();
+    params.decode.calibration = Some(plain_shares());
+    let shares = read(&mut model, params);
+    assert_eq!(calibrated.moves.len(), shares.moves.len());
+    let mut changed = 0;
+    for (c, s) in calibrated.moves.iter().zip(&shares.moves) {
+        assert_eq!((&c.san, &c.written, &c.read), (&s.san, &s.written, &s.read));
+        changed += usize::from((c.confidence - s.confidence).abs() > 0.01);
+        // Flags follow the calibrated threshold: a move read as written is flagged
+        // exactly when its confidence is below it.
+        if c.state != "locked" && c.written.is_some() && c.san.is_some() {
+            assert_eq!(c.review, c.confidence < cal.review_below, "{c:?}");
+        }
+    }
+    // (On a clean sheet a sure move keeps about its share; the unsure ones move.)
+    assert!(changed > 0, "no confidence changed");
+}

@@ -34,6 +34,22 @@ def _targets(m: dict) -> list[str]:
     return out
 
 
+def _calibration(man: dict) -> list[str]:
+    c, fit = man["calibration"], man["metrics"].get("calibration", {})
+    return [
+        "- Calibration (manifest `calibration`, `python -m training.calibrate`): the decoder's",
+        "  confidence c in a move becomes sigmoid(" + f"{c['bias']:+.3f} {c['log_confidence']:+.3f} ln(c+.001)"
+        f" {c['log_doubt']:+.3f} ln(1-c+.001) {c['written']:+.3f} [written form shown]"
+        f" {c['written_is_read']:+.3f} [it is the reading] {c['sheet_log_doubt']:+.3f} [sheet's mean ln(1-c+.001)]),",
+        f"  fitted on {fit.get('hcs_train_pages', '?')} HCS training pages ({fit.get('hcs_cells', '?')} cells)"
+        f" and {fit.get('synthetic_moves', '?')} moves of train-font Russian and Polish sheets;",
+        f"  moves below {c['review_below']} are flagged (no more flags there than the raw 0.8 gave:"
+        f" {100 * fit.get('flagged', {}).get('calibrated', 0):.1f}% vs {100 * fit.get('flagged', {}).get('raw', 0):.1f}%,"
+        f" silent errors {100 * fit.get('silent_errors', {}).get('calibrated', 0):.2f}%"
+        f" vs {100 * fit.get('silent_errors', {}).get('raw', 0):.2f}%).",
+    ]
+
+
 def write_card(man: dict) -> None:
     m = man["metrics"]
     tr = m.get("training", {})
@@ -63,6 +79,7 @@ def write_card(man: dict) -> None:
            " rows,",
            "  and its readings' probabilities are averaged (`scoresheet` does this; the ONNX graph reads once)."]
           if man.get("second_look") else []),
+        *(_calibration(man) if man.get("calibration") else []),
         "",
         "## Data",
         "",
@@ -122,7 +139,7 @@ def write_card(man: dict) -> None:
         "",
         "```",
         "python -m venv .venv && .venv/bin/pip install -r training/requirements.txt",
-        "python -m training.run        # seeded; split, corpus, cells, render, train, evaluate, export",
+        "python -m training.run        # seeded; split, corpus, cells, render, train, evaluate, export, calibrate",
         "                              # ~15 min data + ~3.5 h training (26,800 steps) on 2 idle cores",
         "```",
         "",

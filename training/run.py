@@ -1,7 +1,7 @@
 """The whole training pipeline in one seeded command, from the repository root:
 
     python -m training.run            # split -> corpus -> hcs cells -> render -> train
-                                      # -> evaluate -> export (models/) -> fixtures
+                                      # -> evaluate -> export (models/) -> calibrate -> fixtures
 
 About three and a half hours on 2 cores with the defaults (data ~15 min, six training
 stages ~3.5 h; the shipped model's stages took 8351 s, 1200 s, 1690 s and 1488 s). Each step also runs alone
@@ -15,8 +15,8 @@ import json
 import time
 from pathlib import Path
 
-from . import corpus, export, fixtures, hcs, render, split, train
-from .common import MODEL_NAME, RUNS, SPLIT_FILE, WORK, seed_all
+from . import calibrate, corpus, export, fixtures, hcs, render, split, train
+from .common import MODEL_NAME, MODELS, RUNS, SPLIT_FILE, WORK, seed_all
 
 
 def main() -> None:
@@ -118,6 +118,7 @@ def main() -> None:
         f.write("cell\tlabel\tread\n" + "".join(f"{k}\t{g}\t{p}\n" for k, g, p in errors))
     print("run: metrics", json.dumps(m))
     export.export(a.run, a.name)
+    calibrate.calibrate(MODELS / f"{a.name}.json")
     fixtures.write(a.run)
 
 

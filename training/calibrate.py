@@ -1,0 +1,232 @@
+"""Calibrated confidence: fits the map from the decoder's confidence in a move to the
+probability that the move is right, and writes it into the model manifest.
+
+The product reads, with the manifest's reader and no calibration (`scoresheet read
+-o`), data outside validation: the HCS *training* pages (a cell is right as `scoresheet
+eval` counts it against `labels.tsv`) and synthetic sheets in the *training* fonts,
+Russian and Polish, 72 of each (seeds 41 and 53; a move is right when it is the true
+game's). A logistic regression is fitted on five features of every cell or move (the
+same as `src/decode/calibration.rs`):
+
+* ln(c + 0.001) and ln(1 - c + 0.001), c the decoder's confidence (its beam's share);
+* a written form of the move explains the cell (0/1);
+* that form is also the reader's own reading, decorations ignored (0/1);
+* the mean of ln(1 - c + 0.001) over the sheet's cells (how sure the sheet is).
+
+The review threshold is chosen on the same data: the highest (0.01 steps) that flags
+no more than the uncalibrated product did (its 0.8 threshold). `scoresheet eval` then
+measures the result on held-out games and fonts. About 3 minutes on 2 cores.
+
+    python -m training.calibrate [--manifest models/cellreader.json] [--scoresheet BIN]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import chess.pgn
+
+from .common import HCS, MODELS, MODEL_NAME, ROOT, WORK, load_split
+from .hcs import read_labels
+
+EPS = 1e-3
+GRID = [round(0.5 + 0.01 * k, 2) for k in range(50)]
+SYNTHETIC = [(41, 24), (53, 48)]  # (seed, sheets) per notation, training fonts
+# Display piece letters -> English, to compare a written form with the (English) reading.
+LETTERS = {"ru": [("Кр", "K"), ("К", "N"), ("Ф", "Q"), ("Л", "R"), ("С", "B")],
+           "pl": [("H", "Q"), ("W", "R"), ("G", "B"), ("S", "N")],
+           "de": [("D", "Q"), ("T", "R"), ("L", "B"), ("S", "N")], "en": []}
+
+
+def normalise(text: str) -> str:
+    """`eval::normalise` for English readings: decorations dropped, castling zeros as O."""
+    text = re.sub(r"[+#x:!?=X\s]", "", text.replace("0", "O"))
+    return text.replace("e.p.", "").replace("ep", "")
+
+
+def log_doubt(c: float) -> float:
+    return math.log(1 - min(max(c, 0.0), 1.0) + EPS)
+
+
+def same_reading(written: str, read: str, notation: str) -> bool:
+    for letters, english in LETTERS[notation]:
+        written = written.replace(letters, english)
+    return normalise(written) == normalise(read)
+
+
+def features(m: dict, notation: str, sheet: float) -> list[float]:
+    c = min(max(float(m["confidence"]), 0.0), 1.0)
+    written = m.get("written")
+    same = bool(written) and same_reading(written, m["read"], notation)
+    return [math.log(c + EPS), log_doubt(c), float(bool(written)), float(same), sheet]
+
+
+def sheet_doubt(moves: list[dict]) -> float:
+    d = [log_doubt(float(m["confidence"])) for m in moves if m.get("box") and m.get("state") != "locked"]
+    return sum(d) / len(d) if d else 0.0
+
+
+def structural(m: dict) -> bool:
+    """Flagged whatever the confidence: no written form explains the cell (a replaced,
+    skipped or assumed move, or a cell read as something else)."""
+    return m.get("state") != "locked" and not m.get("written")
+
+
+Data = tuple[list, list, list, list]
+
+
+def add(data: Data, m: dict, notation: str, sheet: float, right: bool) -> None:
+    data[0].append(features(m, notation, sheet))
+    data[1].append(float(right))
+    data[2].append(bool(m["review"]))
+    data[3].append(structural(m))
+
+
+def collect_hcs(reports: Path, labels: dict, data: Data) -> None:
+    """Every labelled cell, right when its reading is the label."""
+    for path in sorted(reports.glob("*.json")):
+        report = json.loads(path.read_text(encoding="utf-8"))
+        sheet = sheet_doubt(report["moves"])
+        for m in report["moves"]:
+            label = labels.get((path.stem, m["move"], m["side"]))
+            if m.get("box") and label is not None:
+                right = normalise(m.get("written") or m["read"]) == normalise(label)
+                add(data, m, report["notation"], sheet, right)
+
+
+def collect_synthetic(reports: Path, sheets: Path, data: Data) -> None:
+    """Every decoded move, right when it is the true game's move of that ply."""
+    for path in sorted(reports.glob("*.json")):
+        report = json.loads(path.read_text(encoding="utf-8"))
+        sheet = sheet_doubt(report["moves"])
+        game = chess.pgn.read_game((sheets / f"{path.stem}.pgn").open(encoding="utf-8"))
+        board, truth = game.board(), []
+        for mv in game.mainline_moves():
+            truth.append(board.san(mv).rstrip("+#"))
+            board.push(mv)
+        decoded = [m for m in report["moves"] if m.get("ply") is not None]
+        for m, want in zip(decoded, truth):
+            add(data, m, report["notation"], sheet, (m.get("san") or "").rstrip("+#") == want)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> tuple[np.ndarray, float]:
+    torch.manual_seed(0)
+    w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
+    b = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    X, Y = torch.tensor(x, dtype=torch.float64), torch.tensor(y, dtype=torch.float64)
+    opt = torch.optim.LBFGS([w, b], max_iter=1000, tolerance_grad=1e-10, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(X @ w + b, Y) + l2 * (w ** 2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return w.detach().numpy(), float(b.item())
+
+
+def ece(p: np.ndarray, y: np.ndarray) -> float:
+    """Calibration error over ten equal-width bins (as `scoresheet eval` reports it)."""
+    total = 0.0
+    for k in range(10):
+        sel = (p >= k / 10) & ((p < (k + 1) / 10) if k < 9 else (p <= 1))
+        if sel.any():
+            total += sel.mean() * abs(y[sel].mean() - p[sel].mean())
+    return float(total)
+
+
+def raw_manifest(manifest: Path, out: Path) -> Path:
+    """A copy of the manifest without calibration (the model file by absolute path)."""
+    m = json.loads(manifest.read_text(encoding="utf-8"))
+    m.pop("calibration", None)
+    m["onnx"] = str((manifest.parent / m["onnx"]).resolve())
+    raw = out / "raw.json"
+    raw.write_text(json.dumps(m), encoding="utf-8")
+    return raw
+
+
+def read(raw: Path, inputs: list[Path], out: Path, binary: str | None) -> None:
+    cmd = [binary] if binary else ["cargo", "run", "--release", "--quiet", "--bin", "scoresheet", "--"]
+    cmd += ["read", *map(str, inputs), "-o", str(out), "--model", str(raw), "-q"]
+    subprocess.run(cmd, cwd=ROOT, check=True)
+
+
+def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) -> None:
+    """Fits the calibration of `manifest`'s reader and writes it into the manifest."""
+    labels = read_labels()
+    val = set(load_split()["hcs_val_games"])
+    pages = sorted(p for p in (HCS / "pages").iterdir()
+                   if p.stem[:3] not in val and any(k[0] == p.stem for k in labels))
+    data: Data = ([], [], [], [])
+    work = WORK / "calibration"
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = raw_manifest(manifest, Path(tmp))
+        read(raw, pages, Path(tmp) / "hcs", binary)
+        collect_hcs(Path(tmp) / "hcs", labels, data)
+        cells = len(data[1])
+        for notation in ["ru", "pl"]:
+            for seed, count in SYNTHETIC:
+                sheets = work / f"{notation}_{seed}"
+                if not any(sheets.glob("*.pgn")):
+                    subprocess.run([sys.executable, "-m", "training.sheets", "--notation", notation,
+                                    "--fonts", "train", "--count", str(count), "--seed", str(seed),
+                                    "--out", str(sheets)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+                reports = Path(tmp) / f"{notation}_{seed}"
+                read(raw, [sheets], reports, binary)
+                collect_synthetic(reports, sheets, data)
+    x, y = np.array(data[0], np.float32), np.array(data[1], np.float32)
+    flags, struct = np.array(data[2]), np.array(data[3])
+    w, b = fit(x, y)
+    p = 1 / (1 + np.exp(-(x @ w + b)))
+    budget = flags.mean()
+    chosen = max((t for t in GRID if (struct | (p < t)).mean() <= budget), default=GRID[0])
+    flagged = struct | (p < chosen)
+    print(f"calibrate: {len(pages)} HCS training pages ({cells} cells) and "
+          f"{len(y) - cells} moves of synthetic sheets, {y.mean():.1%} right")
+    print(f"  weights {np.round(w, 4).tolist()} bias {b:.4f}")
+    print(f"  calibration error {ece(np.exp(x[:, 0]) - EPS, y):.3f} raw -> {ece(p, y):.3f}")
+    print(f"  review below {chosen}: flags {flagged.mean():.1%} (raw {budget:.1%}), "
+          f"silent errors {(~flagged & (y == 0)).mean():.2%} (raw {(~flags & (y == 0)).mean():.2%})")
+    if dry_run:
+        return
+    path, manifest = manifest, json.loads(manifest.read_text(encoding="utf-8"))
+    manifest["calibration"] = {
+        "log_confidence": round(float(w[0]), 5), "log_doubt": round(float(w[1]), 5),
+        "written": round(float(w[2]), 5), "written_is_read": round(float(w[3]), 5),
+        "sheet_log_doubt": round(float(w[4]), 5), "bias": round(b, 5), "review_below": chosen,
+    }
+    manifest.setdefault("metrics", {})["calibration"] = {
+        "hcs_train_pages": len(pages), "hcs_cells": cells, "synthetic_moves": len(y) - cells,
+        "calibration_error": {"raw": round(ece(np.exp(x[:, 0]) - EPS, y), 4), "calibrated": round(ece(p, y), 4)},
+        "flagged": {"raw": round(float(budget), 4), "calibrated": round(float(flagged.mean()), 4)},
+        "silent_errors": {"raw": round(float((~flags & (y == 0)).mean()), 4),
+                          "calibrated": round(float((~flagged & (y == 0)).mean()), 4)},
+    }
+    path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"calibrate: wrote {path}")
+    if path.resolve() == (MODELS / f"{MODEL_NAME}.json").resolve():
+        from .card import write_card
+        write_card(manifest)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--manifest", type=Path, default=MODELS / f"{MODEL_NAME}.json")
+    ap.add_argument("--scoresheet", help="the scoresheet binary (default: cargo run --release)")
+    ap.add_argument("--dry-run", action="store_true", help="print the fit, write nothing")
+    a = ap.parse_args()
+    calibrate(a.manifest, a.scoresheet, a.dry_run)
+
+
+if __name__ == "__main__":
+    main()
