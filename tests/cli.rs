@@ -439,6 +439,38 @@ fn confirming_a_move_keeps_a_headed_table_on_its_cells() {
 }
 
 #[test]
+fn one_look_reads_each_cell_once() {
+    // The second look only changes the scores of cells the reader is unsure of: the
+    // same sheet read both ways gives the same cells, some with other confidences.
+    let dir = tempfile::tempdir().unwrap();
+    let read = |extra: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let o = run(bin()
+            .args(["read", "samples/hcs_142_0.jpg", "-q", "-o"])
+            .arg(&out)
+            .args(extra)
+            .current_dir(root()));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = std::fs::read_to_string(out.join("hcs_142_0.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let twice = read(&[], "twice");
+    let once = read(&["--one-look"], "once");
+    let (a, b) = (
+        twice["moves"].as_array().unwrap(),
+        once["moves"].as_array().unwrap(),
+    );
+    let boxes = |ms: &[serde_json::Value]| ms.iter().map(|m| m["box"].clone()).collect::<Vec<_>>();
+    assert_eq!(boxes(a), boxes(b));
+    let differ = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| x["confidence"] != y["confidence"] || x["read"] != y["read"])
+        .count();
+    assert!(differ > 0, "--one-look changed nothing");
+}
+
+#[test]
 fn convert_prints_pgn() {
     let mut child = bin()
         .args(["convert", "--notation", "ru"])

@@ -35,6 +35,10 @@ pub struct ModelArgs {
     /// `models/prior.json`; default its own scale 0.5); 0 turns it off.
     #[arg(long, value_name = "SCALE")]
     pub prior_scale: Option<f32>,
+    /// Read each cell once: no second look at the cells the reader is unsure of
+    /// (about 1.5x faster, a few tenths of a point fewer cells right).
+    #[arg(long)]
+    pub one_look: bool,
     /// A move whose confidence is below this is flagged for review (default: the
     /// threshold calibrated with the model, see `models/README.md`).
     #[arg(long, value_name = "P")]
@@ -94,6 +98,7 @@ impl ModelPool {
         let runtime = RuntimeParams {
             ort_lib: args.ort_lib.clone(),
             threads: (cores / jobs.max(1)).max(1),
+            second_look: !args.one_look,
             ..RuntimeParams::default()
         };
         let models = (0..jobs.max(1))
