@@ -122,15 +122,19 @@ pub struct SheetEval {
 ///
 /// - `missing`: no move was read at that cell (the table was cut short, or the decoder
 ///   stopped or skipped it);
-/// - `player`: the label names no legal move in the game as read up to that cell (a
-///   recording error of the player, or a wrong earlier ply that moved the game off);
-///   a legal-only decoder cannot output it;
+/// - `player`: the label names no legal move in the game as read up to that cell, and
+///   the game as read has followed the labels so far (at every earlier cell whose label
+///   named a legal move, that move was played): a recording error of the player (or of
+///   the label); a legal-only decoder cannot output it;
+/// - `off_game`: the same, after the game as read went another way than a legal label
+///   (a misread ply, or the player's own legal slip, moved the game off);
 /// - `decoder`: the reader alone read the label, the decoder chose another move;
 /// - `reader`: the reader misread the cell (this includes a badly cut cell).
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct ErrorSources {
     pub missing: usize,
     pub player: usize,
+    pub off_game: usize,
     pub decoder: usize,
     pub reader: usize,
 }
@@ -139,6 +143,7 @@ impl ErrorSources {
     fn add(&mut self, o: &ErrorSources) {
         self.missing += o.missing;
         self.player += o.player;
+        self.off_game += o.off_game;
         self.decoder += o.decoder;
         self.reader += o.reader;
     }
@@ -188,19 +193,32 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
     let use_cells_for_calibration = truth.game.is_none();
     let notation = report.notation.parse::<crate::notation::Notation>().ok();
     let before = positions_before(report);
-    for ((n, side), label) in &truth.labels {
+    // In the order of play, so that a cell knows whether the game as read still
+    // followed the labels before it.
+    let mut labels: Vec<(&(u32, String), &String)> = truth.labels.iter().collect();
+    labels.sort_by_key(|((n, side), _)| (*n, side != "white"));
+    let mut off_game = false;
+    for ((n, side), label) in labels {
         e.cells += 1;
         let m = by_cell.get(&(*n, side.as_str()));
         let right = m.is_some_and(|m| normalise(cell_reading(m)) == normalise(label));
-        let legal = notation
-            .zip(before.get(&(*n, side.as_str())))
-            .is_some_and(|(nt, pos)| {
-                // (An under-disambiguated label, `Nd2` for `Nbd2`, names legal moves.)
-                matches!(
-                    crate::notation::parse_move(pos, label, nt),
-                    Ok(_) | Err(crate::notation::MoveTextError::Ambiguous { .. })
-                )
-            });
+        let pos = before.get(&(*n, side.as_str()));
+        let parsed = notation
+            .zip(pos)
+            .map(|(nt, pos)| crate::notation::parse_move(pos, label, nt));
+        // (An under-disambiguated label, `Nd2` for `Nbd2`, names legal moves.)
+        let legal = matches!(
+            parsed,
+            Some(Ok(_) | Err(crate::notation::MoveTextError::Ambiguous { .. }))
+        );
+        let was_off_game = off_game;
+        if let (Some(Ok(want)), Some(pos)) = (&parsed, pos) {
+            let played = m
+                .and_then(|m| m.san.as_deref())
+                .and_then(|san| san.parse::<shakmaty::san::San>().ok())
+                .and_then(|san| san.to_move(pos).ok());
+            off_game |= played.as_ref() != Some(want);
+        }
         e.legal_cells += usize::from(legal);
         e.legal_cells_right += usize::from(legal && right);
         let flagged = m.is_none_or(|m| m.review);
@@ -210,7 +228,11 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
                 None => src.missing += 1,
                 Some(m) => {
                     if !legal && notation.is_some() {
-                        src.player += 1;
+                        if was_off_game {
+                            src.off_game += 1;
+                        } else {
+                            src.player += 1;
+                        }
                     } else if normalise(&m.read) == normalise(label) {
                         src.decoder += 1;
                     } else {
@@ -484,11 +506,13 @@ mod tests {
         truth.labels.insert((2, "black".into()), "Qe4".into()); // illegal as written
         truth.labels.insert((3, "white".into()), "d4".into()); // never read
         let e = evaluate(&report, &truth);
+        // (Qe4 comes after the game as read went another way than e6: off-game.)
         assert_eq!(
             e.error_sources,
             ErrorSources {
                 missing: 1,
-                player: 1,
+                player: 0,
+                off_game: 1,
                 decoder: 1,
                 reader: 1
             }
@@ -497,7 +521,7 @@ mod tests {
         assert_eq!(
             e.silent_sources,
             ErrorSources {
-                player: 1,
+                off_game: 1,
                 reader: 1,
                 ..Default::default()
             }
@@ -508,6 +532,38 @@ mod tests {
         let s = summarize(&[e], 0);
         assert!((s.legal_cell_accuracy - 1.0 / 3.0).abs() < 1e-9);
         assert_eq!(s.other_cell_accuracy, 0.0);
+    }
+
+    #[test]
+    fn an_illegal_label_is_the_players_until_the_game_as_read_leaves_the_labels() {
+        let report = SheetReport {
+            notation: "en".into(),
+            moves: vec![
+                mv(1, "white", 1, "e4", "e4", false, 0.99),
+                mv(1, "black", 2, "e5", "e5", false, 0.9),
+                mv(2, "white", 3, "Nf3", "Nf3", false, 0.9),
+                mv(2, "black", 4, "Nc6", "Nc6", false, 0.9),
+                mv(3, "white", 5, "Bc4", "Bc4", false, 0.9),
+            ],
+            ..Default::default()
+        };
+        let mut truth = Truth::default();
+        // Labels in any order: the cells are judged in the order of play.
+        truth.labels.insert((3, "white".into()), "Qxf7".into()); // illegal, off the labels
+        truth.labels.insert((2, "black".into()), "Nf6".into()); // legal, not played
+        truth.labels.insert((2, "white".into()), "Nf6".into()); // illegal: White's slip
+        truth.labels.insert((1, "black".into()), "e5".into());
+        truth.labels.insert((1, "white".into()), "e4".into());
+        let e = evaluate(&report, &truth);
+        assert_eq!(
+            e.error_sources,
+            ErrorSources {
+                player: 1,
+                off_game: 1,
+                reader: 1,
+                ..Default::default()
+            }
+        );
     }
 
     #[test]

@@ -190,8 +190,8 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
                 ("... not flagged", &summary.silent_sources),
             ] {
                 println!(
-                    "{what}, by source reader {}, decoder {}, player/off-game {}, not read {}",
-                    e.reader, e.decoder, e.player, e.missing
+                    "{what}, by source reader {}, decoder {}, player {}, off-game {}, not read {}",
+                    e.reader, e.decoder, e.player, e.off_game, e.missing
                 );
             }
         }
