@@ -72,6 +72,22 @@ impl Calibration {
     }
 }
 
+#[cfg(test)]
+impl Calibration {
+    /// Weights like the shipped model's, for tests.
+    pub(crate) fn sample() -> Calibration {
+        Calibration {
+            log_confidence: 0.1,
+            log_doubt: -0.2,
+            written: -0.3,
+            written_is_read: 1.7,
+            sheet_log_doubt: -0.66,
+            bias: -1.3,
+            review_below: 0.89,
+        }
+    }
+}
+
 /// `ln(1 - c + EPS)`: how far a confidence is from certainty.
 pub fn log_doubt(confidence: f32) -> f32 {
     (1.0 - confidence.clamp(0.0, 1.0) + EPS).ln()
@@ -87,21 +103,9 @@ pub fn same_reading(written: &str, read: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn fitted() -> Calibration {
-        Calibration {
-            log_confidence: 0.1,
-            log_doubt: -0.2,
-            written: -0.3,
-            written_is_read: 1.7,
-            sheet_log_doubt: -0.66,
-            bias: -1.3,
-            review_below: 0.89,
-        }
-    }
-
     #[test]
     fn a_cell_read_as_written_is_trusted_more_than_its_share_says() {
-        let c = fitted();
+        let c = Calibration::sample();
         let clean_sheet = log_doubt(0.99);
         let read_as_written = c.apply(1.0, true, true, clean_sheet);
         let other_reading = c.apply(1.0, true, false, clean_sheet);
@@ -135,11 +139,11 @@ mod tests {
 
     #[test]
     fn bad_weights_are_refused() {
-        assert!(fitted().check().is_ok());
-        let mut c = fitted();
+        assert!(Calibration::sample().check().is_ok());
+        let mut c = Calibration::sample();
         c.bias = f32::NAN;
         assert!(c.check().is_err());
-        let mut c = fitted();
+        let mut c = Calibration::sample();
         c.review_below = 1.5;
         assert!(c.check().is_err());
     }

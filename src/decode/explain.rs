@@ -320,15 +320,7 @@ mod tests {
 
     #[test]
     fn calibration_maps_confidences_and_flags_again_but_never_a_locked_move() {
-        let cal = Calibration {
-            log_confidence: 0.1,
-            log_doubt: -0.2,
-            written: -0.3,
-            written_is_read: 1.7,
-            sheet_log_doubt: -0.66,
-            bias: -1.3,
-            review_below: 0.89,
-        };
+        let cal = Calibration::sample();
         let mut entries = vec![
             entry(EntryKind::Read, 1.0, Some("Nf3")),
             entry(EntryKind::Read, 0.95, Some("Nf3")),
