@@ -32,7 +32,7 @@ pub struct Calibration {
     pub sheet_log_doubt: f32,
     pub bias: f32,
     /// A move whose calibrated confidence is below this is flagged for review
-    /// (chosen on the same pages: as many flags as the raw confidence gave).
+    /// (chosen on the same data: no more flags than the raw confidence gave at 0.8).
     pub review_below: f32,
 }
 
