@@ -149,21 +149,25 @@ impl ErrorSources {
     }
 }
 
-/// The position before each decoded cell of a report, by (move number, side).
-fn positions_before(report: &SheetReport) -> BTreeMap<(u32, &str), shakmaty::Chess> {
+/// The position before each decoded cell of a report and the move the report plays
+/// there (if any), by (move number, side).
+fn cells_as_read(
+    report: &SheetReport,
+) -> BTreeMap<(u32, &str), (shakmaty::Chess, Option<shakmaty::Move>)> {
     use shakmaty::Position;
     let mut pos = shakmaty::Chess::default();
     let mut out = BTreeMap::new();
     for m in &report.moves {
-        if m.bbox.is_some() {
-            out.insert((m.move_number, m.side.as_str()), pos.clone());
-        }
-        if let Some(san) = m.san.as_deref() {
-            match san
-                .parse::<shakmaty::san::San>()
+        let played = m.san.as_deref().and_then(|san| {
+            san.parse::<shakmaty::san::San>()
                 .ok()
                 .and_then(|s| s.to_move(&pos).ok())
-            {
+        });
+        if m.bbox.is_some() {
+            out.insert((m.move_number, m.side.as_str()), (pos.clone(), played));
+        }
+        if m.san.is_some() {
+            match played {
                 Some(mv) => pos.play_unchecked(mv),
                 None => break,
             }
@@ -192,7 +196,7 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
         .collect();
     let use_cells_for_calibration = truth.game.is_none();
     let notation = report.notation.parse::<crate::notation::Notation>().ok();
-    let before = positions_before(report);
+    let as_read = cells_as_read(report);
     // In the order of play, so that a cell knows whether the game as read still
     // followed the labels before it.
     let mut labels: Vec<(&(u32, String), &String)> = truth.labels.iter().collect();
@@ -202,21 +206,17 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
         e.cells += 1;
         let m = by_cell.get(&(*n, side.as_str()));
         let right = m.is_some_and(|m| normalise(cell_reading(m)) == normalise(label));
-        let pos = before.get(&(*n, side.as_str()));
+        let cell = as_read.get(&(*n, side.as_str()));
         let parsed = notation
-            .zip(pos)
-            .map(|(nt, pos)| crate::notation::parse_move(pos, label, nt));
+            .zip(cell)
+            .map(|(nt, (pos, _))| crate::notation::parse_move(pos, label, nt));
         // (An under-disambiguated label, `Nd2` for `Nbd2`, names legal moves.)
         let legal = matches!(
             parsed,
             Some(Ok(_) | Err(crate::notation::MoveTextError::Ambiguous { .. }))
         );
         let was_off_game = off_game;
-        if let (Some(Ok(want)), Some(pos)) = (&parsed, pos) {
-            let played = m
-                .and_then(|m| m.san.as_deref())
-                .and_then(|san| san.parse::<shakmaty::san::San>().ok())
-                .and_then(|san| san.to_move(pos).ok());
+        if let (Some(Ok(want)), Some((_, played))) = (&parsed, cell) {
             off_game |= played.as_ref() != Some(want);
         }
         e.legal_cells += usize::from(legal);
