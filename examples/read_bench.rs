@@ -28,7 +28,8 @@ fn peak_rss_mb() -> Option<f64> {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut jobs, mut repeat, mut beam, mut folder) = (2usize, 1usize, 64usize, None);
+    let (mut jobs, mut repeat, mut beam, mut folder) =
+        (2usize, 1usize, scoresheet::decode::DEFAULT_BEAM_WIDTH, None);
     let (mut stages, mut one_look) = (false, false);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {

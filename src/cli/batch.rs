@@ -29,7 +29,7 @@ pub struct ModelArgs {
     #[arg(long, default_value = "auto")]
     pub notation: String,
     /// Beam width of the decoder (wider: slower, more robust).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = scoresheet::decode::DEFAULT_BEAM_WIDTH)]
     pub beam: usize,
     /// Weight of the learned move prior (move features and an opening book,
     /// `models/prior.json`; default its own scale 0.5); 0 turns it off.
