@@ -1,10 +1,10 @@
 //! Real games -> decoding figures: simulated sheets (`scoresheet::decode::simulate`)
-//! decoded at beam widths 8 and 64; prints ms per 120-cell sheet (wall and CPU) and ply accuracy
+//! decoded at beam widths 8, 64 and the default (`DEFAULT_BEAM_WIDTH`, 1024); prints ms per 120-cell sheet (wall and CPU) and ply accuracy
 //! under clean reading, 10% glyph confusion, and 10% confusion plus 3% player
 //! mistakes, with the notation given and detected.
 //!
 //! Usage: `cargo run --release --example decode_bench -- [games_dir] [--sheets N] [--plies N]
-//! [--widths 8,64] [--fixed-only] [--skip X] [--replace X] [--duplicate X] [--insert X]
+//! [--widths 8,64,1024] [--fixed-only] [--skip X] [--replace X] [--duplicate X] [--insert X]
 //! [--escapes N] [--share X] [--prior SCALE] [--held-out]` (the last ones override
 //! `DecodeParams` for tuning; `--prior` turns the shipped move prior on at that scale,
 //! as `scoresheet read` does at 0.5; `--held-out` takes only games the prior never
@@ -26,7 +26,7 @@ fn main() {
     let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/games");
     let mut sheets = 100usize;
     let mut plies = 120usize;
-    let mut widths = vec![8usize, 64];
+    let mut widths = vec![8usize, 64, scoresheet::decode::DEFAULT_BEAM_WIDTH];
     let mut fixed_only = false;
     let mut kind: Option<usize> = None;
     let mut only: Option<Vec<usize>> = None;
