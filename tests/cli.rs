@@ -471,6 +471,58 @@ fn one_look_reads_each_cell_once() {
 }
 
 #[test]
+fn fix_rereads_the_sheet_as_it_was_read() {
+    // The report records how the sheet was read; `fix` re-reads it the same way and
+    // keeps the record. A threshold given by hand shows it: after the fix, moves are
+    // flagged below 0.5, not below the model's calibrated threshold.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run(bin()
+        .args([
+            "read",
+            "samples/hcs_142_0.jpg",
+            "-q",
+            "--one-look",
+            "--beam",
+            "64",
+        ])
+        .args(["--review-below", "0.5", "-o"])
+        .arg(&out)
+        .current_dir(root()));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json = out.join("hcs_142_0.json");
+    let load = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let settings = serde_json::json!({"beam": 64, "one_look": true, "review_below": 0.5});
+    assert_eq!(load()["producer"]["settings"], settings);
+    let first = load()["moves"][0]["san"].as_str().unwrap().to_string();
+    let o = run(bin().arg("fix").arg(&json).args(["--ply", "1", &first]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let fixed = load();
+    assert_eq!(fixed["producer"]["settings"], settings);
+    assert_eq!(fixed["moves"][0]["state"], "locked");
+    let moves = fixed["moves"].as_array().unwrap();
+    // Moves read from their cell, whose written form explains it.
+    let plain = |m: &&serde_json::Value| {
+        ["ok", "review"].contains(&m["state"].as_str().unwrap()) && m["written"].is_string()
+    };
+    let between = moves
+        .iter()
+        .filter(plain)
+        .filter(|m| (0.5..0.9).contains(&m["confidence"].as_f64().unwrap()))
+        .count();
+    assert!(
+        between > 0,
+        "no move between 0.5 and 0.9: the check cannot tell"
+    );
+    for m in moves.iter().filter(plain) {
+        let c = m["confidence"].as_f64().unwrap();
+        assert_eq!(m["review"].as_bool().unwrap(), c < 0.5, "{m}");
+    }
+}
+
+#[test]
 fn convert_prints_pgn() {
     let mut child = bin()
         .args(["convert", "--notation", "ru"])

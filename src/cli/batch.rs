@@ -12,6 +12,7 @@ use scoresheet::decode::{FeaturePrior, MovePrior};
 use scoresheet::model::{OrtModel, RuntimeParams};
 use scoresheet::notation::Notation;
 use scoresheet::pipeline::PipelineParams;
+use scoresheet::report::ReadSettings;
 
 /// Options every command that runs the model takes.
 #[derive(clap::Args, Debug, Clone)]
@@ -54,22 +55,38 @@ impl ModelArgs {
     /// # Errors
     /// An unknown notation code.
     pub fn pipeline_params(&self) -> anyhow::Result<PipelineParams> {
-        let mut params = PipelineParams::default();
+        let mut params = settings_params(&self.read_settings());
         params.decode.notation = parse_notation(&self.notation)?;
-        params.decode.beam_width = self.beam.max(1);
-        params.review_below = self.review_below.map(|p| p.clamp(0.0, 1.0));
-        if let Some(scale) = self.prior_scale {
-            params.decode.prior = if scale > 0.0 {
-                FeaturePrior::shipped().map(|mut p| {
-                    p.scale = scale;
-                    Arc::new(p) as Arc<dyn MovePrior>
-                })
-            } else {
-                None
-            };
-        }
         Ok(params)
     }
+
+    /// The reading options a report records (and `fix` re-reads with).
+    pub fn read_settings(&self) -> ReadSettings {
+        ReadSettings {
+            beam: self.beam.max(1),
+            one_look: self.one_look,
+            prior_scale: self.prior_scale,
+            review_below: self.review_below.map(|p| p.clamp(0.0, 1.0)),
+        }
+    }
+}
+
+/// Pipeline settings for reading options (the notation left to detection).
+pub fn settings_params(s: &ReadSettings) -> PipelineParams {
+    let mut params = PipelineParams::default();
+    params.decode.beam_width = s.beam.max(1);
+    params.review_below = s.review_below.map(|p| p.clamp(0.0, 1.0));
+    if let Some(scale) = s.prior_scale {
+        params.decode.prior = if scale > 0.0 {
+            FeaturePrior::shipped().map(|mut p| {
+                p.scale = scale;
+                Arc::new(p) as Arc<dyn MovePrior>
+            })
+        } else {
+            None
+        };
+    }
+    params
 }
 
 /// Parses `auto|en|ru|pl|de`.

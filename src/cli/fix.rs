@@ -13,10 +13,10 @@ use shakmaty::{Chess, Color, Move, Position, Role};
 
 use scoresheet::model::RuntimeParams;
 use scoresheet::notation::{MoveTextError, Notation, Written, parse_move, read_written};
-use scoresheet::pipeline::{Pipeline, PipelineParams, SheetOptions, cell_index, reload_pages};
+use scoresheet::pipeline::{Pipeline, SheetOptions, cell_index, reload_pages};
 use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
 
-use super::batch::load_model;
+use super::batch::{load_model, settings_params};
 use super::{EXIT_SOME_FAILED, diag};
 
 #[derive(clap::Args, Debug)]
@@ -396,9 +396,15 @@ fn fix_report(
     }
     corrections.sort_by_key(|c| cell_index(c.move_number, side_of(&c.side)));
 
-    let mut model = load_model(args.model.as_deref(), runtime)?;
+    // Re-read as the sheet was read (beam, second look, prior, threshold).
+    let settings = report.producer.settings.clone().unwrap_or_default();
+    let runtime = RuntimeParams {
+        second_look: !settings.one_look,
+        ..runtime.clone()
+    };
+    let mut model = load_model(args.model.as_deref(), &runtime)?;
     let model_name = model.manifest().name.clone();
-    let mut params = PipelineParams::default();
+    let mut params = settings_params(&settings);
     params.decode.notation = Some(n);
     let pipeline = Pipeline::new(params);
     let pages = reload_pages(&report, &pipeline.params().page)
@@ -432,6 +438,7 @@ fn fix_report(
     new.source = report.source.clone();
     new.producer.tool = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));
     new.producer.model = model_name;
+    new.producer.settings = Some(settings);
     new.corrections = corrections;
     let changed = new
         .moves

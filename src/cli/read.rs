@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use scoresheet::model::CellModel;
 use scoresheet::notation::Variant;
 use scoresheet::pipeline::{Pipeline, SheetError, SheetOptions, cell_index};
-use scoresheet::report::{Correction, PgnTags, SheetReport, to_pgn, write_atomic};
+use scoresheet::report::{Correction, PgnTags, Producer, SheetReport, to_pgn, write_atomic};
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Input, Job};
@@ -87,15 +87,19 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let pipeline = Pipeline::new(params);
     let bar = progress(todo.len(), args.model.quiet);
     let threads = workers(jobs)?;
-    let producer = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));
+    let producer = Producer {
+        tool: format!("scoresheet {}", env!("CARGO_PKG_VERSION")),
+        model: model_name,
+        settings: Some(args.model.read_settings()),
+    };
     let outcomes: Vec<Outcome> = threads.install(|| {
         todo.par_iter()
             .map(|job| {
                 let out = args.out.as_deref();
                 let o = pool.with(|m| match job {
-                    Job::One(input) => read_one(input, &pipeline, m, out, &producer, &model_name),
+                    Job::One(input) => read_one(input, &pipeline, m, out, &producer),
                     Job::Pair(inputs, stem) => {
-                        read_pair(inputs, stem, &pipeline, m, out, &producer, &model_name)
+                        read_pair(inputs, stem, &pipeline, m, out, &producer)
                     }
                 });
                 for e in &o.errors {
@@ -196,11 +200,9 @@ fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>
         stem,
         out,
         producer,
-        model_name,
         ..
     } = *t;
-    report.producer.tool = producer.to_string();
-    report.producer.model = model_name.to_string();
+    report.producer = producer.clone();
     if !corrections.is_empty() {
         o.notes.push(format!(
             "{}: kept {} human correction{}",
@@ -210,7 +212,7 @@ fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>
         ));
     }
     report.corrections = corrections;
-    let pgn = to_pgn(&report, &PgnTags::default(), producer);
+    let pgn = to_pgn(&report, &PgnTags::default(), &producer.tool);
     o.plies += report.summary.plies;
     o.flagged += report.summary.flagged;
     o.sheets += 1;
@@ -247,8 +249,7 @@ fn read_one(
     pipeline: &Pipeline,
     model: &mut dyn CellModel,
     out: Option<&Path>,
-    producer: &str,
-    model_name: &str,
+    producer: &Producer,
 ) -> Outcome {
     let mut o = new_outcome();
     let pages = match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
@@ -270,7 +271,6 @@ fn read_one(
             what: &what,
             out,
             producer,
-            model_name,
         };
         read_corrected(&mut o, &target, |options| {
             pipeline
@@ -282,13 +282,12 @@ fn read_one(
 }
 
 /// Where one report goes: its output stem, the name used in messages, and the
-/// producer fields it is stamped with.
+/// producer it is stamped with.
 struct Target<'a> {
     stem: &'a str,
     what: &'a str,
     out: Option<&'a Path>,
-    producer: &'a str,
-    model_name: &'a str,
+    producer: &'a Producer,
 }
 
 /// Reads one report with the human corrections its earlier report holds (honoured
@@ -323,8 +322,7 @@ fn read_pair(
     pipeline: &Pipeline,
     model: &mut dyn CellModel,
     out: Option<&Path>,
-    producer: &str,
-    model_name: &str,
+    producer: &Producer,
 ) -> Outcome {
     let mut o = new_outcome();
     let mut pages = Vec::with_capacity(2);
@@ -342,7 +340,6 @@ fn read_pair(
         what: stem,
         out,
         producer,
-        model_name,
     };
     read_corrected(&mut o, &target, |options| {
         pipeline

@@ -131,6 +131,37 @@ pub struct Alternative {
 pub struct Producer {
     pub tool: String,
     pub model: String,
+    /// How the sheet was read; `fix` re-reads it the same way. Absent in reports of
+    /// versions before it (those are re-read with the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<ReadSettings>,
+}
+
+/// The reading options a report was made with (the notation is the report's own).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ReadSettings {
+    /// Beam width of the decoder.
+    pub beam: usize,
+    /// Each cell read once (no second look at unsure cells).
+    #[serde(default)]
+    pub one_look: bool,
+    /// Weight of the move prior given by hand (0: none); absent: the prior's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior_scale: Option<f32>,
+    /// Review threshold given by hand; absent: the model's calibrated one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_below: Option<f32>,
+}
+
+impl Default for ReadSettings {
+    fn default() -> Self {
+        ReadSettings {
+            beam: crate::decode::DEFAULT_BEAM_WIDTH,
+            one_look: false,
+            prior_scale: None,
+            review_below: None,
+        }
+    }
 }
 
 /// Geometry of the page as found.
