@@ -172,6 +172,33 @@ fn a_locked_cell_is_played_and_the_rest_follows() {
 }
 
 #[test]
+fn a_locked_move_that_needs_a_replaced_move_holds() {
+    // The sheet reads 1. e4 and 2. Nf3 clearly; the human says Black's 2nd move was
+    // exd4, which needs d4: only lines that replaced a clear White move allow it, behind
+    // the best (a locked cell tries every beam entry, however far behind).
+    let sim = clean();
+    let texts = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "", ""];
+    let mut params = DecodeParams {
+        notation: Some(Notation::En),
+        ..Default::default()
+    };
+    let free = Decoder::new(&model_alphabet(), params.clone()).decode(&cells(&sim, &texts, 7));
+    assert_eq!(free.sans(), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+    params.locked.insert(3, "exd4".to_string());
+    let sheet = Decoder::new(&model_alphabet(), params).decode(&cells(&sim, &texts, 7));
+    assert!(
+        sheet.lock_conflicts.is_empty(),
+        "{:?}",
+        sheet.lock_conflicts
+    );
+    // Some line replaced a clear White move by d4 (which one is the decoder's choice).
+    let sans = sheet.sans();
+    assert_eq!(sans[3], "exd4", "{sans:?}");
+    assert!(sans[..3].contains(&"d4".to_string()), "{sans:?}");
+    assert_legal_and_pgn_round_trip(&sheet);
+}
+
+#[test]
 fn an_unexplained_cell_is_flagged_not_forced() {
     let sim = clean();
     let texts = ["e4", "e5", "Nf3", "hhhh", "Bc4", "Nf6", "", ""];

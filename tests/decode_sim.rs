@@ -80,15 +80,14 @@ fn assert_legal_and_pgn_round_trip(sheet: &DecodedSheet) {
     assert_eq!(back[0].as_ref().expect("our PGN parses").moves, sheet.moves);
 }
 
-/// Decodes every sheet in its notation at width 64 and adds up the scores.
+/// Decodes every sheet in its notation and adds up the scores.
 fn decode_all(sims: &[SimSheet]) -> SheetScore {
-    // The product's decoder: with the shipped move prior.
+    // The product's decoder (its default beam and margin) with the shipped move prior.
     let prior = FeaturePrior::shipped().map(|p| Arc::new(p) as Arc<dyn MovePrior>);
     assert!(prior.is_some(), "models/prior.json loads");
     let mut total = SheetScore::default();
     for s in sims {
         let params = DecodeParams {
-            beam_width: 64,
             notation: Some(s.notation),
             prior: prior.clone(),
             ..DecodeParams::default()

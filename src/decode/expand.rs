@@ -170,6 +170,11 @@ impl Search<'_> {
         let mut moves: Vec<Move> = Vec::new();
         for (b, h) in beam.iter().enumerate() {
             let parent = b as u32;
+            // Far behind the best: its children would not make the beam. (A locked cell
+            // still tries every entry: the human's move may be legal in few lines.)
+            if lock.is_none() && h.score < top - p.expand_margin as f64 {
+                continue;
+            }
             let leading = b < p.insert_parents && h.score >= top - p.skip_penalty as f64;
             let members = h
                 .pending
