@@ -68,8 +68,8 @@ pub trait MovePrior: Send + Sync {
 
 /// The decoder's default beam width. Chosen on data outside validation (HCS training
 /// pages, train-font Russian and Polish sheets): 64 / 256 / 1024 / 4096 kept 92.02 /
-/// 92.11 / 92.37 / 92.43% of HCS training cells right and 98.05 / 99.43 / 99.39 / 99.39%
-/// of Polish plies. With [`DecodeParams::expand_margin`] it decodes an HCS page in
+/// 92.11 / 92.37 / 92.43% of HCS training cells right, and 64 / 256 / 1024 kept 98.05 /
+/// 99.43 / 99.39% of Polish plies. With [`DecodeParams::expand_margin`] it decodes an HCS page in
 /// 105 ms on one core, against 37 ms at 64 (`read_bench --stages`).
 pub const DEFAULT_BEAM_WIDTH: usize = 1024;
 
