@@ -286,6 +286,7 @@ impl Pipeline {
         let scores = self.score_cells(page, grid, (OPENING + 2).min(grid.cells.len()), model)?;
         let mut params = self.params.decode.clone();
         params.beam_width = params.beam_width.min(16);
+        params.adapt = None;
         let decoder = Decoder::new(model.alphabet(), params);
         let as_found = decoder.decode(&scores[..OPENING]).log_likelihood;
         let without_first = decoder.decode(&scores[2..]).log_likelihood;

@@ -483,6 +483,7 @@ fn fix_rereads_the_sheet_as_it_was_read() {
             "samples/hcs_142_0.jpg",
             "-q",
             "--one-look",
+            "--one-pass",
             "--beam",
             "64",
         ])
@@ -494,7 +495,9 @@ fn fix_rereads_the_sheet_as_it_was_read() {
     let load = || -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
     };
-    let settings = serde_json::json!({"beam": 64, "one_look": true, "review_below": 0.5});
+    let settings = serde_json::json!({
+        "beam": 64, "one_look": true, "one_pass": true, "review_below": 0.5
+    });
     assert_eq!(load()["producer"]["settings"], settings);
     let first = load()["moves"][0]["san"].as_str().unwrap().to_string();
     let o = run(bin().arg("fix").arg(&json).args(["--ply", "1", &first]));

@@ -40,6 +40,11 @@ pub struct ModelArgs {
     /// (about 1.5x faster, a few tenths of a point fewer cells right).
     #[arg(long)]
     pub one_look: bool,
+    /// Decode each sheet once: no second decode that undoes the glyph confusions of
+    /// the sheet's hand, learnt from the first (a little faster; fewer moves right on
+    /// hands the reader finds hard).
+    #[arg(long)]
+    pub one_pass: bool,
     /// A move whose confidence is below this is flagged for review (default: the
     /// threshold calibrated with the model, see `models/README.md`).
     #[arg(long, value_name = "P")]
@@ -65,6 +70,7 @@ impl ModelArgs {
         ReadSettings {
             beam: self.beam.max(1),
             one_look: self.one_look,
+            one_pass: self.one_pass,
             prior_scale: self.prior_scale,
             review_below: self.review_below.map(|p| p.clamp(0.0, 1.0)),
         }
@@ -76,6 +82,9 @@ pub fn settings_params(s: &ReadSettings) -> PipelineParams {
     let mut params = PipelineParams::default();
     params.decode.beam_width = s.beam.max(1);
     params.review_below = s.review_below.map(|p| p.clamp(0.0, 1.0));
+    if s.one_pass {
+        params.decode.adapt = None;
+    }
     if let Some(scale) = s.prior_scale {
         params.decode.prior = if scale > 0.0 {
             FeaturePrior::shipped().map(|mut p| {

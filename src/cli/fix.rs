@@ -396,7 +396,7 @@ fn fix_report(
     }
     corrections.sort_by_key(|c| cell_index(c.move_number, side_of(&c.side)));
 
-    // Re-read as the sheet was read (beam, second look, prior, threshold).
+    // Re-read as the sheet was read (beam, second look, one pass, prior, threshold).
     let settings = report.producer.settings.clone().unwrap_or_default();
     let runtime = RuntimeParams {
         second_look: !settings.one_look,

@@ -27,6 +27,7 @@
 //!
 //! Output moves are legal by construction.
 
+pub mod adapt;
 mod beam;
 mod calibration;
 mod ctc;
@@ -48,6 +49,7 @@ use shakmaty::{Chess, Color, Move};
 use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
 
+pub use adapt::Adaptation;
 pub use calibration::Calibration;
 pub use ctc::{CellScorer, MIN_SCORE, Trie};
 pub use das::{DasDecoder, DasEntry, DasParams, DasReading, DasSheet};
@@ -156,6 +158,11 @@ pub struct DecodeParams {
     /// compared again over the whole sheet (same narrow pass); the best is then
     /// decoded in full.
     pub auto_margin: f32,
+    /// Writer adaptation (see [`adapt`]): the sheet is decoded a second time with the
+    /// glyph confusions of its hand, learnt from the first decode, undone. `None`
+    /// decodes once with the reader's probabilities as they are. Chosen on the HCS
+    /// training pages and train-font Russian and Polish sheets, plain and blurred.
+    pub adapt: Option<Adaptation>,
 }
 
 impl Default for DecodeParams {
@@ -188,6 +195,7 @@ impl Default for DecodeParams {
             auto_beam_width: 8,
             auto_cells: 24,
             auto_margin: 10.0,
+            adapt: Some(Adaptation::default()),
         }
     }
 }
@@ -222,6 +230,7 @@ impl fmt::Debug for DecodeParams {
             .field("auto_beam_width", &self.auto_beam_width)
             .field("auto_cells", &self.auto_cells)
             .field("auto_margin", &self.auto_margin)
+            .field("adapt", &self.adapt)
             .finish()
     }
 }
@@ -273,6 +282,9 @@ pub struct Entry {
     /// alternatives for this cell, in [0, 1]; with [`DecodeParams::calibration`], that
     /// share mapped to the probability that the cell is read right.
     pub confidence: f32,
+    /// The beam's share of this entry's move (or skip) as it came, before any
+    /// calibration (1 for a locked move).
+    pub share: f32,
     /// A human should look at this entry.
     pub review: bool,
     /// Cell evidence for the chosen move (relative nats; 0 = read cleanly).
@@ -360,7 +372,7 @@ impl Decoder {
     /// Decodes one sheet: one [`CellScores`] per cell, in sheet order.
     pub fn decode(&self, cells: &[CellScores]) -> DecodedSheet {
         let copies: Vec<&[CellScores]> = cells.iter().map(std::slice::from_ref).collect();
-        beam::decode(&self.alphabet, &self.params, &copies)
+        self.decode_adapted(&copies)
     }
 
     /// Decodes a sheet whose cells carry several readings of the same written move
@@ -368,6 +380,43 @@ impl Decoder {
     /// of its copies' log-likelihoods.
     pub fn decode_copies(&self, cells: &[Vec<CellScores>]) -> DecodedSheet {
         let copies: Vec<&[CellScores]> = cells.iter().map(Vec::as_slice).collect();
-        beam::decode(&self.alphabet, &self.params, &copies)
+        self.decode_adapted(&copies)
+    }
+
+    /// Decodes, then (with [`DecodeParams::adapt`]) learns each copy's writer
+    /// confusions from that decode and decodes again with them undone, in the
+    /// notation found first.
+    fn decode_adapted(&self, copies: &[&[CellScores]]) -> DecodedSheet {
+        let first = beam::decode(&self.alphabet, &self.params, copies);
+        let Some(settings) = &self.params.adapt else {
+            return first;
+        };
+        let n_copies = copies.iter().map(|c| c.len()).max().unwrap_or(0);
+        let confusions: Vec<adapt::Confusions> = (0..n_copies)
+            .map(|k| {
+                let cells: Vec<&CellScores> = copies.iter().filter_map(|c| c.get(k)).collect();
+                adapt::Confusions::learn(&first, &cells, &self.alphabet, settings)
+            })
+            .collect();
+        if confusions.iter().all(adapt::Confusions::is_empty) {
+            return first;
+        }
+        let adapted: Vec<Vec<CellScores>> = copies
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .zip(&confusions)
+                    .map(|(s, conf)| conf.apply(s))
+                    .collect()
+            })
+            .collect();
+        let adapted_refs: Vec<&[CellScores]> = adapted.iter().map(Vec::as_slice).collect();
+        let params = DecodeParams {
+            notation: Some(first.notation),
+            ..self.params.clone()
+        };
+        let mut second = beam::decode(&self.alphabet, &params, &adapted_refs);
+        second.notation_scores = first.notation_scores;
+        second
     }
 }

@@ -145,6 +145,10 @@ pub struct ReadSettings {
     /// Each cell read once (no second look at unsure cells).
     #[serde(default)]
     pub one_look: bool,
+    /// Each sheet decoded once (no second decode with its writer's glyph confusions
+    /// undone).
+    #[serde(default)]
+    pub one_pass: bool,
     /// Weight of the move prior given by hand (0: none); absent: the prior's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior_scale: Option<f32>,
@@ -158,6 +162,7 @@ impl Default for ReadSettings {
         ReadSettings {
             beam: crate::decode::DEFAULT_BEAM_WIDTH,
             one_look: false,
+            one_pass: false,
             prior_scale: None,
             review_below: None,
         }
