@@ -5,10 +5,11 @@
 //!
 //! Usage: `cargo run --release --example decode_bench -- [games_dir] [--sheets N] [--plies N]
 //! [--widths 8,64,1024] [--fixed-only] [--skip X] [--replace X] [--duplicate X] [--insert X]
-//! [--escapes N] [--share X] [--prior SCALE] [--held-out]` (the last ones override
+//! [--escapes N] [--share X] [--prior SCALE] [--held-out] [--one-pass]` (the last ones override
 //! `DecodeParams` for tuning; `--prior` turns the shipped move prior on at that scale,
 //! as `scoresheet read` does at 0.5; `--held-out` takes only games the prior never
-//! counted: every 20th game of each file, `scoresheet::notation::HELD_OUT_EVERY`).
+//! counted: every 20th game of each file, `scoresheet::notation::HELD_OUT_EVERY`;
+//! `--one-pass` decodes each sheet once, without writer adaptation).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,6 +51,7 @@ fn main() {
                     .collect()
             }
             "--fixed-only" => fixed_only = true,
+            "--one-pass" => base.adapt = None,
             "--kind" => kind = Some(num(it.next(), a) as usize),
             "--configs" => {
                 only = Some(

@@ -3,10 +3,11 @@
 //! `scoresheet read` runs them (one model per worker, sheets in parallel).
 //!
 //! ```text
-//! cargo run --release --example read_bench -- [--jobs N] [--repeat K] [--beam W] [--stages] [--one-look] FOLDER
+//! cargo run --release --example read_bench -- [--jobs N] [--repeat K] [--beam W] [--stages] [--one-look] [--one-pass] FOLDER
 //! ```
 //! `--one-look` reads every cell once (no second look at unsure cells, see
-//! `model::SecondLook`), to measure what the second look costs.
+//! `model::SecondLook`), to measure what the second look costs; `--one-pass` decodes
+//! every sheet once (no writer adaptation, see `decode::adapt`).
 //! `--repeat 3` over the 177 HCS pages gives a 531-page batch. `--stages` instead
 //! reads the folder once on one core and prints the time of each stage per page
 //! (load + deskew, grid, crops, model, decode).
@@ -30,7 +31,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut jobs, mut repeat, mut beam, mut folder) =
         (2usize, 1usize, scoresheet::decode::DEFAULT_BEAM_WIDTH, None);
-    let (mut stages, mut one_look) = (false, false);
+    let (mut stages, mut one_look, mut one_pass) = (false, false, false);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
             args.next()
@@ -43,6 +44,7 @@ fn main() {
             "--beam" => beam = num("--beam"),
             "--stages" => stages = true,
             "--one-look" => one_look = true,
+            "--one-pass" => one_pass = true,
             _ => folder = Some(PathBuf::from(a)),
         }
     }
@@ -58,7 +60,7 @@ fn main() {
         .collect();
     files.sort();
     if stages {
-        stage_times(&files, beam, one_look);
+        stage_times(&files, beam, one_look, one_pass);
         return;
     }
     let batch: Vec<PathBuf> = (0..repeat).flat_map(|_| files.iter().cloned()).collect();
@@ -74,6 +76,9 @@ fn main() {
     let pool = Mutex::new(models);
     let mut params = PipelineParams::default();
     params.decode.beam_width = beam;
+    if one_pass {
+        params.decode.adapt = None;
+    }
     let pipeline = Pipeline::new(params);
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
@@ -115,7 +120,7 @@ fn main() {
 
 /// One core, stage by stage, as `Pipeline::read_page` runs them (no header-row check:
 /// HCS tables have no ruled number column).
-fn stage_times(files: &[PathBuf], beam: usize, one_look: bool) {
+fn stage_times(files: &[PathBuf], beam: usize, one_look: bool, one_pass: bool) {
     use scoresheet::decode::Decoder;
     use scoresheet::grid;
     use scoresheet::model::{CellModel, CellScores};
@@ -127,6 +132,9 @@ fn stage_times(files: &[PathBuf], beam: usize, one_look: bool) {
     let mut model = OrtModel::embedded(&runtime).expect("model");
     let mut params = PipelineParams::default();
     params.decode.beam_width = beam;
+    if one_pass {
+        params.decode.adapt = None;
+    }
     if std::env::var("FIXED_EN").is_ok() {
         params.decode.notation = Some(scoresheet::notation::Notation::En);
     }
