@@ -264,27 +264,28 @@ pub(crate) fn decode(
                     (n, first.score)
                 })
                 .collect();
-            // Notations the opening cells leave in doubt are compared over the whole
-            // sheet, still with the narrow beam; the best is then decoded in full.
+            // Notations the opening cells leave in doubt are decoded in full over the
+            // whole sheet, and the one that explains it best is kept: a narrow pass
+            // can lose the right line of a hard hand where a wrong notation's line
+            // holds on.
             let top = scores.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
-            let close: Vec<usize> = (0..scores.len())
+            let mut close: Vec<usize> = (0..scores.len())
                 .filter(|&i| scores[i].1 >= top - params.auto_margin as f64)
                 .collect();
-            if close.len() > 1 && end > params.auto_cells {
-                for &i in &close {
-                    let n = scores[i].0;
-                    scores[i].1 = search(n, true, end, &mut evidence).score;
+            if close.len() == 1 || end <= params.auto_cells {
+                close.sort_by(|&a, &b| scores[b].1.total_cmp(&scores[a].1));
+                close.truncate(1);
+            }
+            let mut best: Option<(usize, Trace)> = None;
+            for i in close {
+                let trace = search(scores[i].0, false, end, &mut evidence);
+                scores[i].1 = trace.score;
+                if best.as_ref().is_none_or(|(_, b)| trace.score > b.score) {
+                    best = Some((i, trace));
                 }
             }
-            let best = close
-                .iter()
-                .copied()
-                .max_by(|&a, &b| scores[a].1.total_cmp(&scores[b].1))
-                .expect("some notation scores best");
-            let n = scores[best].0;
-            let trace = search(n, false, end, &mut evidence);
-            scores[best].1 = trace.score;
-            (n, trace, scores)
+            let (i, trace) = best.expect("some notation scores best");
+            (scores[i].0, trace, scores)
         }
     };
 

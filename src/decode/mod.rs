@@ -155,8 +155,7 @@ pub struct DecodeParams {
     /// ... over this many first cells.
     pub auto_cells: usize,
     /// Notations whose first-pass score is within this many nats of the best are
-    /// compared again over the whole sheet (same narrow pass); the best is then
-    /// decoded in full.
+    /// each decoded in full, and the one that explains the whole sheet best is kept.
     pub auto_margin: f32,
     /// Writer adaptation (see [`adapt`]): the sheet is decoded a second time with the
     /// glyph confusions of its hand, learnt from the first decode, undone. `None`
