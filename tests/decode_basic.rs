@@ -308,3 +308,48 @@ fn two_copies_are_read_together() {
         );
     }
 }
+
+#[test]
+fn a_faint_needed_disambiguation_is_shown_as_written() {
+    // 9. Кbd2 (both knights reach d2): the `b` is faint, so the cell reads `Кd2` by a
+    // little. Players write the disambiguation SAN needs; the reader misses small
+    // glyphs: the form shown is `Кbd2`, unless forms are chosen by score alone.
+    let texts = sample_texts();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).chain(["", ""]).collect();
+    let mut sheet_cells = cells(&clean(), &refs, 1);
+    let alphabet = model_alphabet();
+    let (b, blank) = (alphabet.class_of('b').unwrap(), alphabet.blank());
+    let cell = &mut sheet_cells[16];
+    let frames: Vec<usize> = (0..cell.steps)
+        .filter(|&t| {
+            let row = &cell.logp[t * cell.classes..(t + 1) * cell.classes];
+            let top = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            row[b] == top
+        })
+        .collect();
+    assert!(!frames.is_empty(), "the clean cell shows its `b`");
+    for (i, &t) in frames.iter().enumerate() {
+        let row = &mut cell.logp[t * cell.classes..(t + 1) * cell.classes];
+        // One frame keeps a weak `b` (0.4 against the blank's 0.6), the others lose it.
+        let pb: f32 = if i == 0 { 0.4 } else { 1e-4 };
+        row[b] = pb.ln();
+        row[blank] = (1.0 - pb).ln();
+    }
+    let read = |form_penalty: f32| {
+        let params = DecodeParams {
+            notation: Some(Notation::Ru),
+            form_penalty,
+            ..Default::default()
+        };
+        let sheet = Decoder::new(&alphabet, params).decode(&sheet_cells);
+        let (_, want) = replay_auto(&split_game(SAMPLE)).unwrap();
+        assert_eq!(sheet.moves, want);
+        assert_legal_and_pgn_round_trip(&sheet);
+        sheet.entry_for_cell(16).unwrap().written.clone()
+    };
+    assert_eq!(
+        read(DecodeParams::default().form_penalty).as_deref(),
+        Some("Кbd2")
+    );
+    assert_eq!(read(0.0).as_deref(), Some("Кd2"));
+}

@@ -13,7 +13,7 @@ use super::evidence::{Evidence, Workspace};
 use super::state::{Act, Hist, Node};
 use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
 use crate::model::Alphabet;
-use crate::notation::{ANNOTATIONS, Notation, forms, read_written};
+use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
 
 /// Alternatives below this confidence are not listed.
 const MIN_ALTERNATIVE: f32 = 0.005;
@@ -106,13 +106,22 @@ fn best_written(
     // (Scores add up over the copies of a two-copy game.)
     let copies = ev.copies() as f32;
     let forms = forms(pos, m, n);
-    let mut best: Option<(f32, &str)> = None;
+    // The form shown is chosen with the penalty; whether the cell shows the move at
+    // all, with the best form's own score.
+    let mut chosen: Option<(f32, &str)> = None;
+    let mut top = f32::NEG_INFINITY;
     for f in &forms {
         let s = ev.text_score(&f.glyph, alphabet, ws);
-        if best.is_none_or(|(b, _)| s >= b) {
-            best = Some((s, &f.display));
+        top = top.max(s);
+        let penalty = match f.style {
+            Style::Over | Style::Under => params.form_penalty * copies,
+            _ => 0.0,
+        };
+        if chosen.is_none_or(|(b, _)| s - penalty >= b) {
+            chosen = Some((s - penalty, &f.display));
         }
     }
+    let mut best = chosen.map(|(_, display)| (top, display));
     if best.is_some_and(|(s, _)| s < -params.written_floor * copies) {
         // A form may be followed by an evaluation or draw-offer mark (rare: only
         // asked when the bare forms fall short).

@@ -140,6 +140,12 @@ pub struct DecodeParams {
     /// only its `read`, and is flagged for review. Chosen on the HCS training pages
     /// (3.5 of 3-6: most cells right there).
     pub written_floor: f32,
+    /// Of a move's written forms, the one the cell shows is the best-scoring, less
+    /// this many nats for a form with more or less disambiguation than SAN needs
+    /// (`Rc8` or `Rfc8` for `Rac8`): the reader often misses a small origin glyph
+    /// players did write. Chosen on the HCS training pages (0 / 0.5 / 1 / 2 nats:
+    /// 8776 / 8782 / 8784 / 8784 of 9500 cells right).
+    pub form_penalty: f32,
     /// Confidence of a cell is measured this many cells later, so that the cells
     /// right after it have their say.
     pub lookahead: usize,
@@ -188,6 +194,7 @@ impl Default for DecodeParams {
             review_below: 0.8,
             calibration: None,
             written_floor: 3.5,
+            form_penalty: 1.0,
             lookahead: 1,
             locked: BTreeMap::new(),
             prior: None,
@@ -223,6 +230,7 @@ impl fmt::Debug for DecodeParams {
             .field("review_below", &self.review_below)
             .field("calibration", &self.calibration)
             .field("written_floor", &self.written_floor)
+            .field("form_penalty", &self.form_penalty)
             .field("lookahead", &self.lookahead)
             .field("locked", &self.locked)
             .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
