@@ -60,7 +60,8 @@ impl Confusions {
         let mut counts = vec![0f32; n * n];
         let mut read_total = vec![0f32; n];
         for e in &sheet.entries {
-            let (Some(cell), Some(written), EntryKind::Read) = (e.cell, &e.written, e.kind) else {
+            let (Some(cell), Some(written), EntryKind::Read) = (e.cell, &e.best_form, e.kind)
+            else {
                 continue;
             };
             let Some(scores) = cells.get(cell) else {

@@ -93,7 +93,8 @@ fn name(pos: &Chess, m: Move) -> String {
 /// The written form of `m` (display letters) that best explains the cell, if the cell
 /// shows the move: the form comes within `params.written_floor` (per copy) of the
 /// cell's best reading, or (within the escape penalties) the cell reads as no move at
-/// all, so a misread form of this move is still the best account of it.
+/// all, so a misread form of this move is still the best account of it. Returns the
+/// form shown (chosen with `params.form_penalty`) and the best-scoring form.
 fn best_written(
     ev: &Evidence,
     ws: &mut Workspace,
@@ -102,17 +103,19 @@ fn best_written(
     n: Notation,
     alphabet: &Alphabet,
     params: &DecodeParams,
-) -> Option<String> {
+) -> Option<(String, String)> {
     // (Scores add up over the copies of a two-copy game.)
     let copies = ev.copies() as f32;
     let forms = forms(pos, m, n);
     // The form shown is chosen with the penalty; whether the cell shows the move at
     // all, with the best form's own score.
     let mut chosen: Option<(f32, &str)> = None;
-    let mut top = f32::NEG_INFINITY;
+    let mut best: Option<(f32, &str)> = None;
     for f in &forms {
         let s = ev.text_score(&f.glyph, alphabet, ws);
-        top = top.max(s);
+        if best.is_none_or(|(b, _)| s >= b) {
+            best = Some((s, &f.display));
+        }
         let penalty = match f.style {
             Style::Over | Style::Under => params.form_penalty * copies,
             _ => 0.0,
@@ -121,7 +124,6 @@ fn best_written(
             chosen = Some((s - penalty, &f.display));
         }
     }
-    let mut best = chosen.map(|(_, display)| (top, display));
     if best.is_some_and(|(s, _)| s < -params.written_floor * copies) {
         // A form may be followed by an evaluation or draw-offer mark (rare: only
         // asked when the bare forms fall short).
@@ -130,6 +132,7 @@ fn best_written(
                 let s = ev.text_score(&format!("{}{a}", f.glyph), alphabet, ws);
                 if best.is_none_or(|(b, _)| s > b) {
                     best = Some((s, &f.display));
+                    chosen = best;
                 }
             }
         }
@@ -138,7 +141,8 @@ fn best_written(
     let shows = score >= -params.written_floor * copies
         || (score > -params.replace_penalty.max(params.skip_penalty) * copies
             && read_written(&ev.greedy, n).is_none());
-    shows.then(|| display.to_string())
+    let shown = chosen.map_or(display, |(_, d)| d);
+    shows.then(|| (shown.to_string(), display.to_string()))
 }
 
 /// A human should look at an entry that is not a move read from its cell (a skip, a
@@ -230,11 +234,11 @@ pub(crate) fn explain(
         };
         let ev = &evidence[step];
         ws.bind(step, ev);
-        let written = match (kind, mv) {
+        let (written, best_form) = match (kind, mv) {
             (EntryKind::Read | EntryKind::Locked, Some(m)) => {
-                best_written(ev, ws, &pos, m, n, alphabet, params)
+                best_written(ev, ws, &pos, m, n, alphabet, params).unzip()
             }
-            _ => None,
+            _ => (None, None),
         };
         let read = if kind == EntryKind::Assumed {
             String::new()
@@ -245,7 +249,7 @@ pub(crate) fn explain(
             confidence = 1.0;
         }
         same_reading.push(
-            written
+            best_form
                 .as_deref()
                 .is_some_and(|w| calibration::same_reading(w, &ev.greedy)),
         );
@@ -272,6 +276,7 @@ pub(crate) fn explain(
             kind,
             san,
             written,
+            best_form,
             read,
             confidence,
             share: confidence,
@@ -320,6 +325,7 @@ mod tests {
             kind,
             san: None,
             written: written.map(str::to_string),
+            best_form: written.map(str::to_string),
             read: "Nf3".into(),
             confidence,
             share: confidence,

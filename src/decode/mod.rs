@@ -280,9 +280,14 @@ pub struct Entry {
     /// English SAN (with `+`/`#`) of the decoded legal move.
     pub san: Option<String>,
     /// The written form of that move (sheet notation, real letters) that best explains
-    /// the cell; `None` when the cell does not show the move (no form comes within
+    /// the cell, preferring the disambiguation SAN needs ([`DecodeParams::form_penalty`]);
+    /// `None` when the cell does not show the move (no form comes within
     /// [`DecodeParams::written_floor`] of the cell's best reading).
     pub written: Option<String>,
+    /// The written form that scores best on the cell with no preference among forms
+    /// (see [`DecodeParams::form_penalty`]): what writer adaptation pairs with the
+    /// reading. `None` with `written`.
+    pub best_form: Option<String>,
     /// What the cell reads, unconstrained by legality, in English letters.
     pub read: String,
     /// Posterior probability of this entry's move (or of the skip) among the beam's
