@@ -142,7 +142,7 @@ pub struct DecodeParams {
     pub written_floor: f32,
     /// Of a move's written forms, the one the cell shows is the best-scoring, less
     /// this many nats for a form with more or less disambiguation than SAN needs
-    /// (`Rc8` or `Rfc8` for `Rac8`): the reader often misses a small origin glyph
+    /// (`Rc8` for `Rac8`, `Ngf3` for `Nf3`): the reader often misses a small origin glyph
     /// players did write. Only the form shown changes (not the move, its confidence or
     /// flag, nor what writer adaptation learns). Chosen on the HCS training pages
     /// (0 / 0.5 / 1 / 2 / 4 nats: 8776 / 8782 / 8784 / 8784 / 8706 of 9500 cells right).
