@@ -14,7 +14,7 @@
 //!
 //! Skipped, with a message, when `../shared` is absent (a user's clone).
 
-use std::path::PathBuf;
+mod common;
 
 use scoresheet::decode::simulate::{
     Mistakes, NoiseModel, SheetScore, SimSheet, Simulator, model_alphabet, score,
@@ -22,7 +22,7 @@ use scoresheet::decode::simulate::{
 use std::sync::Arc;
 
 use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder, FeaturePrior, MovePrior};
-use scoresheet::notation::{Habits, Notation, Rng, read_pgn, read_pgn_dir_split, write_pgn};
+use scoresheet::notation::{Habits, Notation, Rng, read_pgn, write_pgn};
 use shakmaty::{Chess, Move, Position};
 
 const GAMES: usize = 500;
@@ -30,32 +30,6 @@ const GAMES: usize = 500;
 const PLIES: usize = 40;
 /// ... and longer ones are cut here (a sheet's 60 rows).
 const MAX_PLIES: usize = 120;
-
-fn games() -> Option<Vec<Vec<Move>>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/games");
-    if !dir.is_dir() {
-        eprintln!(
-            "skipped: {} is absent (it ships with the project's shared data)",
-            dir.display()
-        );
-        return None;
-    }
-    // Only games the shipped move prior never counted (`examples/train_prior` counts
-    // the others).
-    let (_, held_out) = read_pgn_dir_split(&dir).expect("readable games folder");
-    let long: Vec<Vec<Move>> = held_out
-        .into_iter()
-        .map(|g| g.moves)
-        .filter(|m| m.len() >= PLIES)
-        .collect();
-    let step = long.len() / GAMES;
-    assert!(
-        step >= 1,
-        "need {GAMES} games of {PLIES} plies, found {}",
-        long.len()
-    );
-    Some(long.into_iter().step_by(step).take(GAMES).collect())
-}
 
 fn sheets(games: &[Vec<Move>], noise: NoiseModel, mistakes: Mistakes, seed: u64) -> Vec<SimSheet> {
     let sim = Simulator::new(&model_alphabet(), noise, mistakes);
@@ -101,7 +75,9 @@ fn decode_all(sims: &[SimSheet]) -> SheetScore {
 
 #[test]
 fn ten_percent_confusion_keeps_98_percent_of_plies() {
-    let Some(games) = games() else { return };
+    let Some(games) = common::games::held_out_games(GAMES, PLIES) else {
+        return;
+    };
     let total = decode_all(&sheets(
         &games,
         NoiseModel::default(),
@@ -128,7 +104,9 @@ fn ten_percent_confusion_keeps_98_percent_of_plies() {
 
 #[test]
 fn three_percent_player_mistakes_are_flagged_and_do_not_derail() {
-    let Some(games) = games() else { return };
+    let Some(games) = common::games::held_out_games(GAMES, PLIES) else {
+        return;
+    };
     let total = decode_all(&sheets(
         &games,
         NoiseModel::default(),

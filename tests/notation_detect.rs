@@ -9,39 +9,20 @@
 //!
 //! Skipped, with a message, when `../shared` is absent (a user's clone).
 
-use std::path::PathBuf;
+mod common;
 
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
 use scoresheet::decode::{DecodeParams, Decoder};
-use scoresheet::notation::{Habits, Notation, Rng, read_pgn_dir_split};
-use shakmaty::Move;
+use scoresheet::notation::{Habits, Notation, Rng};
 
 const SHEETS: usize = 24;
 const PLIES: usize = 60;
 
-fn games() -> Option<Vec<Vec<Move>>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/games");
-    if !dir.is_dir() {
-        eprintln!(
-            "skipped: {} is absent (it ships with the project's shared data)",
-            dir.display()
-        );
-        return None;
-    }
-    let (_, held_out) = read_pgn_dir_split(&dir).expect("readable games folder");
-    let long: Vec<Vec<Move>> = held_out
-        .into_iter()
-        .map(|g| g.moves)
-        .filter(|m| m.len() >= PLIES)
-        .collect();
-    assert!(long.len() >= SHEETS, "need {SHEETS} games of {PLIES} plies");
-    let step = long.len() / SHEETS;
-    Some(long.into_iter().step_by(step).take(SHEETS).collect())
-}
-
 #[test]
 fn the_notation_kept_explains_the_sheet_best() {
-    let Some(games) = games() else { return };
+    let Some(games) = common::games::held_out_games(SHEETS, PLIES) else {
+        return;
+    };
     let noise = NoiseModel {
         confusion: 0.33,
         ..NoiseModel::default()
