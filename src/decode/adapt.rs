@@ -99,11 +99,12 @@ impl Confusions {
         let mut logp = scores.logp.clone();
         let c = scores.classes;
         let mut p = vec![0.0f32; c];
+        let mut before = vec![0.0f32; c];
         for row in logp.chunks_mut(c) {
-            for (q, &l) in p.iter_mut().zip(row.iter()) {
+            for (q, &l) in before.iter_mut().zip(row.iter()) {
                 *q = l.exp();
             }
-            let before = p.clone();
+            p.copy_from_slice(&before);
             for (r, to) in &self.moves {
                 let Some(&pr) = before.get(*r) else { continue };
                 for &(m, share) in to {
