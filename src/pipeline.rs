@@ -31,6 +31,17 @@ use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Produ
 /// the sheet went through it (any length reads as blank).
 const BLANK_STEPS: usize = 8;
 
+/// The most leading rows a ruled table may have that hold no moves (a heading row, or
+/// rows of the form's header that a blurred page's ruling reached into).
+const MAX_HEADER_ROWS: usize = 6;
+
+/// What a leading row must cost the opening's decode (nats) to be dropped as holding
+/// no moves. On the train-font sheets (72 per notation, 24 of each blurred) a heading
+/// row costs 17 nats or more and the form rows above a blurred table 10 to 19 a row;
+/// every choice from 2 to 10 drops the same rows there. A hard hand's real moves can
+/// cost 5 a row (a held-out Polish sheet lost its game at 2), hence 6.
+const HEADER_ROW_GAIN: f64 = 6.0;
+
 /// Settings of every stage.
 #[derive(Clone, Debug)]
 pub struct PipelineParams {
@@ -262,10 +273,12 @@ impl Pipeline {
     }
 
     /// A ruled table may carry its column headings (`№ | Белые | Чёрные`) in a first
-    /// row as tall as the move rows. Whether the first row holds moves is decided by
-    /// the decoder: the opening cells are decoded as they are and without the first
-    /// row, and the row is dropped when the game explains the sheet clearly better
-    /// without it. Tables without a ruled number column (HCS) are left alone. A re-read
+    /// row as tall as the move rows, and on a blurred page the ruling found may reach
+    /// up into the form's header (the underlined name fields), a few rows that hold no
+    /// moves. Whether the first rows hold moves is decided by the decoder: the opening
+    /// cells are decoded as they are and without the first 1 to [`MAX_HEADER_ROWS`]
+    /// rows (up to the same cell), and the rows are dropped when the game explains the
+    /// cells it keeps better without them, by [`HEADER_ROW_GAIN`] for each row dropped. Tables without a ruled number column (HCS) are left alone. A re-read
     /// that knows the earlier decision (`options.header_rows`, page `which`) keeps it.
     fn skip_header_row(
         &self,
@@ -283,16 +296,33 @@ impl Pipeline {
         if self.params.variant == Variant::Das || !grid.ruled_numbers || grid.rows_per_block < 10 {
             return Ok(());
         }
-        let scores = self.score_cells(page, grid, (OPENING + 2).min(grid.cells.len()), model)?;
+        let most = MAX_HEADER_ROWS.min(grid.rows_per_block - 10);
+        let scores = self.score_cells(
+            page,
+            grid,
+            (OPENING + 2 * most).min(grid.cells.len()),
+            model,
+        )?;
         let mut params = self.params.decode.clone();
         params.beam_width = params.beam_width.min(16);
         params.adapt = None;
         let decoder = Decoder::new(model.alphabet(), params);
-        let as_found = decoder.decode(&scores[..OPENING]).log_likelihood;
-        let without_first = decoder.decode(&scores[2..]).log_likelihood;
-        if without_first > as_found + 2.0 {
-            grid.drop_leading_rows(1);
+        // Every choice decodes the cells up to the same end, the rows it keeps: a row
+        // of moves read well adds to the likelihood, a row of non-moves takes from
+        // it, and a row of moves read badly takes a little.
+        let end = (2 * most + OPENING).min(scores.len());
+        let mut best = (0, f64::NEG_INFINITY);
+        for k in 0..=most {
+            if end < 2 * k + OPENING {
+                break;
+            }
+            let score =
+                decoder.decode(&scores[2 * k..end]).log_likelihood - HEADER_ROW_GAIN * k as f64;
+            if score > best.1 {
+                best = (k, score);
+            }
         }
+        grid.drop_leading_rows(best.0);
         Ok(())
     }
 

@@ -700,3 +700,36 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
         want_san
     );
 }
+
+#[test]
+fn rows_above_a_blurred_table_are_not_read_as_moves() {
+    // The top of a Russian sheet drawn with a training font, scaled to 0.55 and back,
+    // blurred and noised (tests/fixtures/pages/blurred_ru_top.jpg): the ruling found
+    // reaches four rows up into the form's underlined name fields, above the heading
+    // row. Those five rows hold no moves; read as moves they made the game start
+    // 1.e4 d6 and lose every ply after (before: 1 of 95 plies right on the whole page).
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let sheet = root().join("tests/fixtures/pages/blurred_ru_top.jpg");
+    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&sheet));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out_dir.join("blurred_ru_top.json")).unwrap(),
+    )
+    .unwrap();
+    let truth = [
+        "d4", "d5", "c4", "e6", "Nc3", "Nf6", "Bg5", "Be7", "e3", "Nbd7", "Nf3", "O-O",
+    ];
+    let moves = report["moves"].as_array().unwrap();
+    let read: Vec<(u64, &str)> = moves
+        .iter()
+        .filter_map(|m| Some((m["move"].as_u64()?, m["san"].as_str()?)))
+        .take(truth.len())
+        .collect();
+    let want: Vec<(u64, &str)> = truth
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i as u64 / 2 + 1, *s))
+        .collect();
+    assert_eq!(read, want, "the opening, numbered as written");
+}
