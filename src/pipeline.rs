@@ -306,7 +306,7 @@ impl Pipeline {
         let mut params = self.params.decode.clone();
         params.beam_width = params.beam_width.min(16);
         params.adapt = None;
-        let decoder = Decoder::new(model.alphabet(), params);
+        let mut decoder = Decoder::new(model.alphabet(), params.clone());
         // Every choice decodes the cells up to the same end, the rows it keeps: a row
         // of moves read well adds to the likelihood, a row of non-moves takes from
         // it, and a row of moves read badly takes a little.
@@ -316,8 +316,18 @@ impl Pipeline {
             if end < 2 * k + OPENING {
                 break;
             }
-            let score =
-                decoder.decode(&scores[2 * k..end]).log_likelihood - HEADER_ROW_GAIN * k as f64;
+            let decoded = decoder.decode(&scores[2 * k..end]);
+            if k == 0 {
+                // The notation the opening shows is kept for the other choices.
+                decoder = Decoder::new(
+                    model.alphabet(),
+                    DecodeParams {
+                        notation: Some(decoded.notation),
+                        ..params.clone()
+                    },
+                );
+            }
+            let score = decoded.log_likelihood - HEADER_ROW_GAIN * k as f64;
             if score > best.1 {
                 best = (k, score);
             }
