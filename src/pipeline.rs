@@ -278,8 +278,9 @@ impl Pipeline {
     /// moves. Whether the first rows hold moves is decided by the decoder: the opening
     /// cells are decoded as they are and without the first 1 to [`MAX_HEADER_ROWS`]
     /// rows (up to the same cell), and the rows are dropped when the game explains the
-    /// cells it keeps better without them, by [`HEADER_ROW_GAIN`] for each row dropped. Tables without a ruled number column (HCS) are left alone. A re-read
-    /// that knows the earlier decision (`options.header_rows`, page `which`) keeps it.
+    /// cells it keeps better without them, by [`HEADER_ROW_GAIN`] for each row dropped.
+    /// Tables without a ruled number column (HCS) are left alone. A re-read that knows
+    /// the earlier decision (`options.header_rows`, page `which`) keeps it.
     fn skip_header_row(
         &self,
         page: &Page,
