@@ -21,7 +21,7 @@ use shakmaty::Color;
 use crate::decode::{
     DasDecoder, DasParams, DasSheet, DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus,
 };
-use crate::grid::{self, Grid, GridError, GridParams};
+use crate::grid::{self, CellBox, Grid, GridError, GridParams};
 use crate::model::{CellModel, CellScores, ModelError};
 use crate::notation::{Notation, Variant};
 use crate::page::{self, Page, PageError, PageParams};
@@ -192,9 +192,9 @@ impl Pipeline {
         options: &SheetOptions,
     ) -> Result<SheetRead, SheetError> {
         let mut grid = grid::find_grid(&page, &self.params.grid)?;
-        self.skip_header_row(&page, &mut grid, model, options, 0)?;
+        let known = self.skip_header_row(&page, &mut grid, model, options, 0)?;
         let used = self.cells_to_read(&grid, options);
-        let scores = self.score_cells(&page, &grid, used, model)?;
+        let scores = self.score_cells(&page, &grid, used, model, &known)?;
         if self.params.variant == Variant::Das {
             let das = DasDecoder::new(model.alphabet(), self.params.das.clone())
                 .read_sheet(&scores, &options.locked);
@@ -238,8 +238,10 @@ impl Pipeline {
             grid::find_grid(&a, &self.params.grid)?,
             grid::find_grid(&b, &self.params.grid)?,
         ];
-        self.skip_header_row(&a, &mut grids[0], model, options, 0)?;
-        self.skip_header_row(&b, &mut grids[1], model, options, 1)?;
+        let known = [
+            self.skip_header_row(&a, &mut grids[0], model, options, 0)?,
+            self.skip_header_row(&b, &mut grids[1], model, options, 1)?,
+        ];
         let used = self
             .cells_to_read(&grids[0], options)
             .max(self.cells_to_read(&grids[1], options));
@@ -248,8 +250,8 @@ impl Pipeline {
             used.min(grids[1].cells.len()),
         ];
         let scores = [
-            self.score_cells(&a, &grids[0], used[0], model)?,
-            self.score_cells(&b, &grids[1], used[1], model)?,
+            self.score_cells(&a, &grids[0], used[0], model, &known[0])?,
+            self.score_cells(&b, &grids[1], used[1], model, &known[1])?,
         ];
         let cells: Vec<Vec<CellScores>> = (0..used[0].max(used[1]))
             .map(|i| scores.iter().filter_map(|s| s.get(i).cloned()).collect())
@@ -281,6 +283,8 @@ impl Pipeline {
     /// cells it keeps better without them, by [`HEADER_ROW_GAIN`] for each row dropped.
     /// Tables without a ruled number column (HCS) are left alone. A re-read that knows
     /// the earlier decision (`options.header_rows`, page `which`) keeps it.
+    ///
+    /// Returns the opening cells' scores, by cell box, for the sheet's reading to reuse.
     fn skip_header_row(
         &self,
         page: &Page,
@@ -288,22 +292,18 @@ impl Pipeline {
         model: &mut dyn CellModel,
         options: &SheetOptions,
         which: usize,
-    ) -> Result<(), SheetError> {
+    ) -> Result<Vec<(CellBox, CellScores)>, SheetError> {
         const OPENING: usize = 16;
         if let Some(&Some(k)) = options.header_rows.get(which) {
             grid.drop_leading_rows(k);
-            return Ok(());
+            return Ok(Vec::new());
         }
         if self.params.variant == Variant::Das || !grid.ruled_numbers || grid.rows_per_block < 10 {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let most = MAX_HEADER_ROWS.min(grid.rows_per_block - 10);
-        let scores = self.score_cells(
-            page,
-            grid,
-            (OPENING + 2 * most).min(grid.cells.len()),
-            model,
-        )?;
+        let opening = (OPENING + 2 * most).min(grid.cells.len());
+        let scores = self.score_cells(page, grid, opening, model, &[])?;
         let mut params = self.params.decode.clone();
         params.beam_width = params.beam_width.min(16);
         params.adapt = None;
@@ -333,8 +333,13 @@ impl Pipeline {
                 best = (k, score);
             }
         }
+        let known = grid.cells[..opening]
+            .iter()
+            .map(|c| c.bbox)
+            .zip(scores)
+            .collect();
         grid.drop_leading_rows(best.0);
-        Ok(())
+        Ok(known)
     }
 
     fn decoder(&self, model: &dyn CellModel, options: &SheetOptions) -> Decoder {
@@ -352,27 +357,40 @@ impl Pipeline {
         Decoder::new(model.alphabet(), params)
     }
 
-    /// Model scores of the first `used` cells of a page.
+    /// Model scores of the first `used` cells of a page; a cell whose box is in `known`
+    /// (already read) takes those scores.
     fn score_cells(
         &self,
         page: &Page,
         grid: &Grid,
         used: usize,
         model: &mut dyn CellModel,
+        known: &[(CellBox, CellScores)],
     ) -> Result<Vec<CellScores>, SheetError> {
         // Cells with almost no ink skip the model: they read as blank anyway
         // (30% of the cells sent on HCS pages).
         let cells = &grid.cells[..used];
+        let mut out: Vec<Option<CellScores>> = cells
+            .iter()
+            .map(|c| {
+                known
+                    .iter()
+                    .find(|(b, _)| *b == c.bbox)
+                    .map(|(_, s)| s.clone())
+            })
+            .collect();
         let inked: Vec<usize> = (0..used)
-            .filter(|&i| cells[i].ink >= self.params.model_ink)
+            .filter(|&i| out[i].is_none() && cells[i].ink >= self.params.model_ink)
             .collect();
         let crops: Vec<GrayImage> = inked.iter().map(|&i| grid::crop(page, &cells[i])).collect();
         let read = model.read(&crops).map_err(|source| SheetError::Model {
             path: source_name(&page.source, page.index),
             source,
         })?;
-        let steps = read.first().map_or(BLANK_STEPS, |r| r.steps);
-        let mut out = vec![None; used];
+        let steps = read
+            .first()
+            .or(known.first().map(|(_, s)| s))
+            .map_or(BLANK_STEPS, |r| r.steps);
         for (i, r) in inked.into_iter().zip(read) {
             out[i] = Some(r);
         }
