@@ -215,3 +215,27 @@ fn all_good_exits_0_and_usage_errors_exit_2() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).starts_with("scoresheet: "));
 }
+
+#[test]
+fn the_table_starts_under_the_form_header_on_a_blurred_page() {
+    // The top of a blurred Russian sheet (tests/fixtures/pages/README.md): the form's
+    // underlined name fields lie above the table at about its row pitch, and the table's
+    // top border is at y = 326. The first row cut must be the table's heading row, not
+    // a name field (before: the rows ran four up, the first at y = 190).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let sheet =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages/blurred_ru_top.jpg");
+    let run = cells(&[&sheet, Path::new("-o"), &out]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let index = std::fs::read_to_string(out.join("index.tsv")).unwrap();
+    let first: Vec<&str> = index.lines().nth(1).unwrap().split('\t').collect();
+    assert_eq!(&first[..3], ["blurred_ru_top", "1", "white"], "{index}");
+    let y: u32 = first[4].parse().unwrap();
+    assert!((290..=330).contains(&y), "first row at y = {y}\n{index}");
+}

@@ -233,9 +233,14 @@ fn median_grey(gray: &GrayImage, x0: f32, y0: f32, x1: f32, y1: f32) -> f32 {
     255.0
 }
 
+/// How far down from a block's top row [`trim_rows`] looks for the gap under a
+/// form's header.
+const TOP_GAP_ROWS: usize = 3;
+
 /// Drops rows at either end of a block that are no move rows: a row filled dark in
 /// one of its columns (a header band), or a row without the rule between White and
-/// Black (a header or footer box the row rules ran into).
+/// Black (a header or footer box the row rules ran into), and at the top, everything
+/// down to an unruled gap under the form's header.
 fn trim_rows(t: &Table, gray: &GrayImage, b: &mut Block) {
     let (wc, bc) = (&t.columns[b.white], &t.columns[b.black]);
     let write_x0 = b.strip_x.unwrap_or(wc.x0);
@@ -269,7 +274,16 @@ fn trim_rows(t: &Table, gray: &GrayImage, b: &mut Block) {
         let usual = diffs[diffs.len() / 2];
         let not_a_move_row =
             |r: usize, q: &(f32, f32)| (q.0 - q.1 - usual).abs() > 45.0 || !separated(t, b, r);
-        if !b.seen[0] || not_a_move_row(0, &p[0]) {
+        // The gap between a form's header and the table's top border: a row near the
+        // top whose upper line was seen nowhere and that no column rule crosses. The
+        // rows above it are the header's underlined fields, which the row rhythm can
+        // run on into (often on a blurred page).
+        let gap = (1..p.len().min(TOP_GAP_ROWS + 1)).find(|&r| !b.seen[r] && !separated(t, b, r));
+        if let Some(r) = gap {
+            b.white_rows.drain(..=r);
+            b.black_rows.drain(..=r);
+            b.seen.drain(..=r);
+        } else if !b.seen[0] || not_a_move_row(0, &p[0]) {
             b.white_rows.remove(0);
             b.black_rows.remove(0);
             b.seen.remove(0);

@@ -102,7 +102,8 @@ pub struct Grid {
     pub rotated_180: bool,
     /// Mean row height in page pixels.
     pub row_pitch: f32,
-    /// Whether each block has a ruled move-number column (else a strip or nothing).
+    /// Whether the table has a ruled move-number column (else a strip or nothing). One
+    /// block's is enough: on a blurred page another block's may go unseen.
     pub ruled_numbers: bool,
     /// Leading rows of every block dropped as column headings (see
     /// [`Grid::drop_leading_rows`]).
@@ -244,7 +245,7 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
         skew_deg: page.skew_deg,
         rotated_180: page.rotated_180,
         row_pitch,
-        ruled_numbers: t.blocks.iter().all(|b| b.number.is_some()),
+        ruled_numbers: t.blocks.iter().any(|b| b.number.is_some()),
         header_rows: 0,
     }
 }

@@ -248,3 +248,18 @@ fn dropping_a_header_row_renumbers_every_block() {
             .all(|w| w[0].move_number <= w[1].move_number)
     );
 }
+
+#[test]
+fn one_ruled_number_column_is_enough() {
+    // The rule between the second block's number and White columns is missing (on a
+    // blurred page it can fade): that block has no number column of its own, yet the
+    // table has one.
+    let mut img = ruled(2, 10);
+    let x = 10 + 92 + 12;
+    for y in 20..=20 + 10 * 14 {
+        img.put_pixel(x, y, Luma([225]));
+    }
+    let grid = find_grid(&page(img), &GridParams::default()).unwrap();
+    assert_eq!((grid.blocks, grid.rows_per_block), (2, 10));
+    assert!(grid.ruled_numbers);
+}
