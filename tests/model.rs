@@ -173,6 +173,8 @@ fn plain_shares() -> scoresheet::decode::Calibration {
         written: 0.0,
         written_is_read: 0.0,
         sheet_log_doubt: 0.0,
+        cell_log_p: 0.0,
+        cell_log_doubt: 0.0,
         bias: 0.0,
         review_below: 0.8,
     }

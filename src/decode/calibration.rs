@@ -1,5 +1,5 @@
 //! Decoder confidence -> the probability that a move is right: a logistic map over
-//! five features of a decoded entry and its sheet, fitted with the reader it ships
+//! seven features of a decoded entry and its sheet, fitted with the reader it ships
 //! with (`python -m training.calibrate`, on the HCS training pages and on synthetic
 //! sheets in the training fonts) and stored in the model manifest.
 //!
@@ -30,6 +30,14 @@ pub struct Calibration {
     /// ones aside): how sure the decoder is of the sheet as a whole. A clean sheet's
     /// unsure move is likelier right than a messy sheet's.
     pub sheet_log_doubt: f32,
+    /// Weight of `ln(cell_p + EPS)`, `cell_p` the reader's own probability that the
+    /// cell says the move (see [`crate::decode::Entry::cell_p`]; 0 without a move). A
+    /// manifest without it gives it no weight.
+    #[serde(default)]
+    pub cell_log_p: f32,
+    /// Weight of `ln(1 - cell_p + EPS)`: how sure the reader alone is of the move.
+    #[serde(default)]
+    pub cell_log_doubt: f32,
     pub bias: f32,
     /// A move whose calibrated confidence is below this is flagged for review
     /// (chosen on the same data: no more flags than the raw confidence gave at 0.8).
@@ -39,11 +47,22 @@ pub struct Calibration {
 impl Calibration {
     /// The calibrated confidence of an entry with decoder confidence `confidence`,
     /// whose move a written form explains (`shown`), that form being the cell's own
-    /// reading (`same`, see [`same_reading`]), on a sheet whose mean
+    /// reading (`same`, see [`same_reading`]), which the reader alone gives
+    /// probability `cell_p` (`None`: no move read from a cell), on a sheet whose mean
     /// [`log_doubt`] is `sheet_doubt`.
-    pub fn apply(&self, confidence: f32, shown: bool, same: bool, sheet_doubt: f32) -> f32 {
+    pub fn apply(
+        &self,
+        confidence: f32,
+        shown: bool,
+        same: bool,
+        cell_p: Option<f32>,
+        sheet_doubt: f32,
+    ) -> f32 {
         let c = confidence.clamp(0.0, 1.0);
+        let p = cell_p.unwrap_or(0.0).clamp(0.0, 1.0);
         let z = self.bias
+            + self.cell_log_p * (p + EPS).ln()
+            + self.cell_log_doubt * log_doubt(p)
             + self.log_confidence * (c + EPS).ln()
             + self.log_doubt * log_doubt(c)
             + self.written * f32::from(u8::from(shown))
@@ -60,6 +79,8 @@ impl Calibration {
             self.written,
             self.written_is_read,
             self.sheet_log_doubt,
+            self.cell_log_p,
+            self.cell_log_doubt,
             self.bias,
         ];
         if all.iter().any(|w| !w.is_finite()) {
@@ -82,6 +103,8 @@ impl Calibration {
             written: -0.3,
             written_is_read: 1.7,
             sheet_log_doubt: -0.66,
+            cell_log_p: 0.0,
+            cell_log_doubt: 0.0,
             bias: -1.3,
             review_below: 0.89,
         }
@@ -107,26 +130,50 @@ mod tests {
     fn a_cell_read_as_written_is_trusted_more_than_its_share_says() {
         let c = Calibration::sample();
         let clean_sheet = log_doubt(0.99);
-        let read_as_written = c.apply(1.0, true, true, clean_sheet);
-        let other_reading = c.apply(1.0, true, false, clean_sheet);
-        let not_shown = c.apply(1.0, false, false, clean_sheet);
+        let read_as_written = c.apply(1.0, true, true, None, clean_sheet);
+        let other_reading = c.apply(1.0, true, false, None, clean_sheet);
+        let not_shown = c.apply(1.0, false, false, None, clean_sheet);
         assert!(read_as_written > 0.95, "{read_as_written}");
         assert!(other_reading < read_as_written && not_shown < read_as_written);
         // A form that is not shown cannot be the reading.
         assert_eq!(
-            c.apply(0.7, false, true, clean_sheet),
-            c.apply(0.7, false, false, clean_sheet)
+            c.apply(0.7, false, true, None, clean_sheet),
+            c.apply(0.7, false, false, None, clean_sheet)
         );
         // The same doubt counts for less on a clean sheet than on a messy one.
-        assert!(c.apply(0.6, true, true, clean_sheet) > c.apply(0.6, true, true, log_doubt(0.5)));
+        assert!(
+            c.apply(0.6, true, true, None, clean_sheet)
+                > c.apply(0.6, true, true, None, log_doubt(0.5))
+        );
         // Monotone in the decoder's confidence, and a probability at the ends.
         let mut last = 0.0;
         for k in 0..=10 {
-            let p = c.apply(k as f32 / 10.0, true, true, clean_sheet);
+            let p = c.apply(k as f32 / 10.0, true, true, None, clean_sheet);
             assert!(p > last && p < 1.0, "{k}: {p}");
             last = p;
         }
-        assert!(c.apply(0.0, false, false, 0.0).is_finite());
+        assert!(c.apply(0.0, false, false, None, 0.0).is_finite());
+    }
+
+    #[test]
+    fn a_cell_the_reader_alone_doubts_lowers_the_confidence() {
+        let c = Calibration {
+            cell_log_p: 0.3,
+            cell_log_doubt: -0.2,
+            ..Calibration::sample()
+        };
+        let sheet = log_doubt(0.99);
+        let sure = c.apply(0.9, true, true, Some(1.0), sheet);
+        let doubted = c.apply(0.9, true, true, Some(0.1), sheet);
+        assert!(doubted < sure, "{doubted} vs {sure}");
+        // No move read from a cell counts as a probability of 0; the old weights
+        // (no `cell_log_p`) ignore it.
+        assert!(c.apply(0.9, true, true, None, sheet) < doubted);
+        let old = Calibration::sample();
+        assert_eq!(
+            old.apply(0.9, true, true, Some(0.1), sheet),
+            old.apply(0.9, true, true, Some(1.0), sheet)
+        );
     }
 
     #[test]

@@ -175,7 +175,7 @@ fn calibrate(entries: &mut [Entry], same_reading: &[bool], cal: &Calibration, be
             continue;
         }
         let shown = e.written.is_some();
-        e.confidence = cal.apply(e.confidence, shown, same, sheet);
+        e.confidence = cal.apply(e.confidence, shown, same, e.cell_p, sheet);
         e.review = needs_review(e.kind, e.confidence, shown, below);
     }
 }
@@ -248,6 +248,14 @@ pub(crate) fn explain(
         if kind == EntryKind::Locked {
             confidence = 1.0;
         }
+        let cell_p = match (kind, mv) {
+            (EntryKind::Read | EntryKind::Locked, Some(_)) => {
+                // To 3 decimals, as the report gives it and the calibration was fitted.
+                let p = (cell_evidence - ev.any_text()).exp().clamp(0.0, 1.0);
+                Some((p * 1000.0).round() / 1000.0)
+            }
+            _ => None,
+        };
         same_reading.push(
             best_form
                 .as_deref()
@@ -282,6 +290,7 @@ pub(crate) fn explain(
             share: confidence,
             review,
             evidence: cell_evidence,
+            cell_p,
             alternatives,
         });
     }
@@ -331,13 +340,17 @@ mod tests {
             share: confidence,
             review: false,
             evidence: 0.0,
+            cell_p: (kind == EntryKind::Read).then_some(0.9),
             alternatives: Vec::new(),
         }
     }
 
     #[test]
     fn calibration_maps_confidences_and_flags_again_but_never_a_locked_move() {
-        let cal = Calibration::sample();
+        let cal = Calibration {
+            cell_log_p: 0.2,
+            ..Calibration::sample()
+        };
         let mut entries = vec![
             entry(EntryKind::Read, 1.0, Some("Nf3")),
             entry(EntryKind::Read, 0.95, Some("Nf3")),
@@ -355,12 +368,12 @@ mod tests {
             .sum::<f32>()
             / 4.0;
         let want = [
-            cal.apply(1.0, true, true, sheet),
-            cal.apply(0.95, true, false, sheet),
-            cal.apply(1.0, false, false, sheet),
+            cal.apply(1.0, true, true, Some(0.9), sheet),
+            cal.apply(0.95, true, false, Some(0.9), sheet),
+            cal.apply(1.0, false, false, Some(0.9), sheet),
             1.0,
-            cal.apply(0.5, false, false, sheet),
-            cal.apply(0.9, false, false, sheet),
+            cal.apply(0.5, false, false, None, sheet),
+            cal.apply(0.9, false, false, None, sheet),
         ];
         for (e, w) in entries.iter().zip(want) {
             assert!(

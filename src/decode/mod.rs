@@ -302,6 +302,11 @@ pub struct Entry {
     pub review: bool,
     /// Cell evidence for the chosen move (relative nats; 0 = read cleanly).
     pub evidence: f32,
+    /// The reader's own probability, with no chess knowledge, that the cell says this
+    /// entry's move in one of its written forms: the forms' share of all the cell's
+    /// readings (summed over copies), in [0, 1], to 3 decimals. `None` for an entry that reads no move
+    /// from its cell (skipped, replaced, assumed).
+    pub cell_p: Option<f32>,
     /// Other legal moves weighed here, best first.
     pub alternatives: Vec<Alternative>,
 }

@@ -77,6 +77,12 @@ pub struct MoveReport {
     pub confidence: f32,
     /// True when a human should look at this cell.
     pub review: bool,
+    /// The reader's own probability, before any chess knowledge, that the cell says
+    /// this move in one of its written forms (absent when no move is read from the
+    /// cell: skipped, replaced or assumed). A calibration feature, and a hint where
+    /// the game, not the cell, chose the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell_p: Option<f32>,
     /// `ok`, `review`, `skipped` (cell explains no legal move), `assumed` (a move with
     /// no cell of its own), `locked` (set by a human).
     #[serde(default)]
