@@ -5,13 +5,15 @@ The product reads, with the manifest's reader and no calibration (`scoresheet re
 -o`), data outside validation: the HCS *training* pages (a cell is right as `scoresheet
 eval` counts it against `labels.tsv`) and synthetic sheets in the *training* fonts,
 Russian and Polish, 72 of each (seeds 41 and 53; a move is right when it is the true
-game's). A logistic regression is fitted on five features of every cell or move (the
-same as `src/decode/calibration.rs`):
+game's). A logistic regression is fitted on seven features of every cell or move (the
+same as `src/decode/calibration.rs`; the last two since the report has `cell_p`):
 
 * ln(c + 0.001) and ln(1 - c + 0.001), c the decoder's confidence (its beam's share);
 * a written form of the move explains the cell (0/1);
 * that form is also the reader's own reading, decorations ignored (0/1);
-* the mean of ln(1 - c + 0.001) over the sheet's cells (how sure the sheet is).
+* the mean of ln(1 - c + 0.001) over the sheet's cells (how sure the sheet is);
+* ln(p + 0.001) and ln(1 - p + 0.001), p the reader's own probability that the cell
+  says the move (the report's `cell_p`; 0 when no move is read from the cell).
 
 The review threshold is chosen on the same data: the highest (0.01 steps) that flags
 no more than the uncalibrated product did (its 0.8 threshold). `scoresheet eval` then
@@ -31,7 +33,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import torch
 
 import chess.pgn
 
@@ -67,7 +68,9 @@ def features(m: dict, notation: str, sheet: float) -> list[float]:
     c = min(max(float(m["confidence"]), 0.0), 1.0)
     written = m.get("written")
     same = bool(written) and same_reading(written, m["read"], notation)
-    return [math.log(c + EPS), log_doubt(c), float(bool(written)), float(same), sheet]
+    cell_p = min(max(float(m.get("cell_p") or 0.0), 0.0), 1.0)
+    return [math.log(c + EPS), log_doubt(c), float(bool(written)), float(same), sheet,
+            math.log(cell_p + EPS), log_doubt(cell_p)]
 
 
 def sheet_doubt(moves: list[dict]) -> float:
@@ -119,20 +122,22 @@ def collect_synthetic(reports: Path, sheets: Path, data: Data) -> None:
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> tuple[np.ndarray, float]:
-    torch.manual_seed(0)
-    w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
-    b = torch.zeros(1, dtype=torch.float64, requires_grad=True)
-    X, Y = torch.tensor(x, dtype=torch.float64), torch.tensor(y, dtype=torch.float64)
-    opt = torch.optim.LBFGS([w, b], max_iter=1000, tolerance_grad=1e-10, line_search_fn="strong_wolfe")
-
-    def closure():
-        opt.zero_grad()
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(X @ w + b, Y) + l2 * (w ** 2).sum()
-        loss.backward()
-        return loss
-
-    opt.step(closure)
-    return w.detach().numpy(), float(b.item())
+    """Logistic regression by Newton's method: mean cross-entropy + l2 * |w|^2 (the
+    bias not penalised). Returns the weights and the bias."""
+    n, k = x.shape
+    X = np.hstack([x.astype(np.float64), np.ones((n, 1))])
+    Y = y.astype(np.float64)
+    ridge = np.diag([2 * l2] * k + [0.0])
+    theta = np.zeros(k + 1)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(X @ theta)))
+        grad = X.T @ (p - Y) / n + ridge @ theta
+        hess = (X * (p * (1 - p))[:, None]).T @ X / n + ridge
+        step = np.linalg.solve(hess + 1e-9 * np.eye(k + 1), grad)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return theta[:k], float(theta[k])
 
 
 def ece(p: np.ndarray, y: np.ndarray) -> float:
@@ -203,7 +208,9 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) 
     manifest["calibration"] = {
         "log_confidence": round(float(w[0]), 5), "log_doubt": round(float(w[1]), 5),
         "written": round(float(w[2]), 5), "written_is_read": round(float(w[3]), 5),
-        "sheet_log_doubt": round(float(w[4]), 5), "bias": round(b, 5), "review_below": chosen,
+        "sheet_log_doubt": round(float(w[4]), 5), "cell_log_p": round(float(w[5]), 5),
+        "cell_log_doubt": round(float(w[6]), 5),
+        "bias": round(b, 5), "review_below": chosen,
     }
     manifest.setdefault("metrics", {})["calibration"] = {
         "hcs_train_pages": len(pages), "hcs_cells": cells, "synthetic_moves": len(y) - cells,

@@ -40,7 +40,10 @@ def _calibration(man: dict) -> list[str]:
         "- Calibration (manifest `calibration`, `python -m training.calibrate`): the decoder's",
         "  confidence c in a move becomes sigmoid(" + f"{c['bias']:+.3f} {c['log_confidence']:+.3f} ln(c+.001)"
         f" {c['log_doubt']:+.3f} ln(1-c+.001) {c['written']:+.3f} [written form shown]"
-        f" {c['written_is_read']:+.3f} [it is the reading] {c['sheet_log_doubt']:+.3f} [sheet's mean ln(1-c+.001)]),",
+        f" {c['written_is_read']:+.3f} [it is the reading] {c['sheet_log_doubt']:+.3f} [sheet's mean ln(1-c+.001)]"
+        + (f" {c['cell_log_p']:+.3f} ln(p+.001) {c.get('cell_log_doubt', 0):+.3f} ln(1-p+.001),"
+           " p the reader's own probability of the move" if c.get("cell_log_p") else "")
+        + "),",
         f"  fitted on {fit.get('hcs_train_pages', '?')} HCS training pages ({fit.get('hcs_cells', '?')} cells)"
         f" and {fit.get('synthetic_moves', '?')} moves of train-font Russian and Polish sheets;",
         f"  moves below {c['review_below']} are flagged (no more flags there than the raw 0.8 gave:"
