@@ -308,6 +308,24 @@ pub struct Summary {
     /// For review thresholds on confidence alone: (threshold, share of judged
     /// decisions below it, share wrong at or above it), to choose `--review-below`.
     pub thresholds: Vec<(f64, f64, f64)>,
+    /// For a checking budget: (share of judged decisions a human checks, lowest
+    /// confidence first; share wrong among the others, of all judged decisions).
+    pub budgets: Vec<(f64, f64)>,
+}
+
+/// Shares of the judged decisions checked by hand, lowest confidence first, for
+/// [`Summary::budgets`].
+pub const BUDGETS: [f64; 6] = [0.02, 0.05, 0.10, 0.15, 0.20, 0.25];
+
+/// Share of `decisions` (confidence, right) left wrong when the `share` of them with
+/// the lowest confidence is checked. Among equal confidences the right ones are
+/// checked first, so that ties never flatter the tool.
+fn left_wrong(decisions: &[(f32, bool)], share: f64) -> f64 {
+    let mut sorted = decisions.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let checked = ((share * sorted.len() as f64).round() as usize).min(sorted.len());
+    let wrong = sorted[checked..].iter().filter(|(_, right)| !right).count();
+    ratio(wrong, sorted.len())
 }
 
 fn ratio(a: usize, b: usize) -> f64 {
@@ -365,6 +383,7 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
             )
         })
         .collect();
+    let budgets = BUDGETS.iter().map(|&b| (b, left_wrong(&all, b))).collect();
     let (mut error_sources, mut silent_sources) =
         (ErrorSources::default(), ErrorSources::default());
     for s in sheets {
@@ -375,6 +394,7 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
         error_sources,
         silent_sources,
         thresholds,
+        budgets,
         sheets: sheets.len(),
         failed,
         cells,
@@ -402,6 +422,24 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checking_budget_takes_the_least_sure_first_and_ties_never_flatter() {
+        let d = [
+            (0.2, false),
+            (0.5, true),
+            (0.5, false),
+            (0.9, true),
+            (0.95, false),
+        ];
+        assert_eq!(left_wrong(&d, 0.0), 0.6);
+        assert_eq!(left_wrong(&d, 0.2), 0.4);
+        // The tie at 0.5: the right one is checked first, the wrong one stays.
+        assert_eq!(left_wrong(&d, 0.4), 0.4);
+        assert_eq!(left_wrong(&d, 0.6), 0.2);
+        assert_eq!(left_wrong(&d, 1.0), 0.0);
+        assert_eq!(left_wrong(&[], 0.5), 0.0);
+    }
     use crate::report::MoveReport;
 
     fn mv(

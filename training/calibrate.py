@@ -199,7 +199,9 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) 
     print(f"calibrate: {len(pages)} HCS training pages ({cells} cells) and "
           f"{len(y) - cells} moves of synthetic sheets, {y.mean():.1%} right")
     print(f"  weights {np.round(w, 4).tolist()} bias {b:.4f}")
-    print(f"  calibration error {ece(np.exp(x[:, 0]) - EPS, y):.3f} raw -> {ece(p, y):.3f}")
+    q = np.clip(p, 1e-9, 1 - 1e-9)
+    print(f"  calibration error {ece(np.exp(x[:, 0]) - EPS, y):.3f} raw -> {ece(p, y):.3f}, "
+          f"log-loss {-(y * np.log(q) + (1 - y) * np.log(1 - q)).mean():.4f}")
     print(f"  review below {chosen}: flags {flagged.mean():.1%} (raw {budget:.1%}), "
           f"silent errors {(~flagged & (y == 0)).mean():.2%} (raw {(~flags & (y == 0)).mean():.2%})")
     if dry_run:

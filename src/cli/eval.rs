@@ -223,6 +223,17 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
             "  would leave wrong     {}",
             row(&|t| format!("{:>5.1}%", 100.0 * t.2))
         );
+        let budget = |f: &dyn Fn(&(f64, f64)) -> String| {
+            summary.budgets.iter().map(f).collect::<Vec<_>>().join(" ")
+        };
+        println!(
+            "check lowest first      {}",
+            budget(&|b| format!("{:>5.0}%", 100.0 * b.0))
+        );
+        println!(
+            "  would leave wrong     {}",
+            budget(&|b| format!("{:>5.2}%", 100.0 * b.1))
+        );
     }
     Ok(())
 }
