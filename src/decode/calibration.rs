@@ -47,9 +47,9 @@ pub struct Calibration {
 impl Calibration {
     /// The calibrated confidence of an entry with decoder confidence `confidence`,
     /// whose move a written form explains (`shown`), that form being the cell's own
-    /// reading (`same`, see [`same_reading`]), which the reader alone gives
-    /// probability `cell_p` (`None`: no move read from a cell), on a sheet whose mean
-    /// [`log_doubt`] is `sheet_doubt`.
+    /// reading (`same`: equal once decorations and castling zeros are set aside),
+    /// which the reader alone gives probability `cell_p` (`None`: no move read from a
+    /// cell), on a sheet whose mean `ln(1 - confidence + EPS)` is `sheet_doubt`.
     pub fn apply(
         &self,
         confidence: f32,
