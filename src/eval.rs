@@ -99,6 +99,9 @@ pub struct SheetEval {
     /// as read went off).
     pub legal_cells: usize,
     pub legal_cells_right: usize,
+    /// Of the legal-label cells, those where the game as read plays the label's move
+    /// (whatever the report says the cell shows).
+    pub legal_cells_played: usize,
     /// Labelled cells flagged for review, and wrong cells not flagged.
     pub cells_flagged: usize,
     pub cells_silent_errors: usize,
@@ -129,7 +132,10 @@ pub struct SheetEval {
 /// - `off_game`: the same, after the game as read went another way than a legal label
 ///   (a misread ply, or the player's own legal slip, moved the game off);
 /// - `decoder`: the reader alone read the label, the decoder chose another move;
-/// - `reader`: the reader misread the cell (this includes a badly cut cell).
+/// - `reader`: the reader misread the cell (this includes a badly cut cell);
+///   `reader_right_move` of them still have the label's move in the game as read (the
+///   decoder put it right): only what the report says the cell shows (`written`, or
+///   `read` where no form explains the cell) is wrong, not the game.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct ErrorSources {
     pub missing: usize,
@@ -137,6 +143,7 @@ pub struct ErrorSources {
     pub off_game: usize,
     pub decoder: usize,
     pub reader: usize,
+    pub reader_right_move: usize,
 }
 
 impl ErrorSources {
@@ -146,6 +153,7 @@ impl ErrorSources {
         self.off_game += o.off_game;
         self.decoder += o.decoder;
         self.reader += o.reader;
+        self.reader_right_move += o.reader_right_move;
     }
 }
 
@@ -221,6 +229,10 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
         }
         e.legal_cells += usize::from(legal);
         e.legal_cells_right += usize::from(legal && right);
+        e.legal_cells_played += usize::from(match (&parsed, cell) {
+            (Some(Ok(want)), Some((_, played))) => played.as_ref() == Some(want),
+            _ => legal && right,
+        });
         let flagged = m.is_none_or(|m| m.review);
         if !right {
             let mut src = ErrorSources::default();
@@ -237,6 +249,9 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
                         src.decoder += 1;
                     } else {
                         src.reader += 1;
+                        if let (Some(Ok(want)), Some((_, Some(played)))) = (&parsed, cell) {
+                            src.reader_right_move += usize::from(played == want);
+                        }
                     }
                 }
             }
@@ -287,6 +302,8 @@ pub struct Summary {
     /// accuracy on them and on the others.
     pub legal_cells: usize,
     pub legal_cell_accuracy: f64,
+    /// Share of those cells where the game as read plays the label's move.
+    pub legal_cells_played: f64,
     pub other_cell_accuracy: f64,
     pub plies: usize,
     /// Ply accuracy against the true games.
@@ -401,6 +418,7 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
         cell_accuracy: ratio(sum(|s| s.cells_right), cells),
         legal_cells: sum(|s| s.legal_cells),
         legal_cell_accuracy: ratio(sum(|s| s.legal_cells_right), sum(|s| s.legal_cells)),
+        legal_cells_played: ratio(sum(|s| s.legal_cells_played), sum(|s| s.legal_cells)),
         other_cell_accuracy: ratio(
             sum(|s| s.cells_right) - sum(|s| s.legal_cells_right),
             cells - sum(|s| s.legal_cells),
@@ -552,7 +570,8 @@ mod tests {
                 player: 0,
                 off_game: 1,
                 decoder: 1,
-                reader: 1
+                reader: 1,
+                reader_right_move: 0,
             }
         );
         // Only the decoder's pick was flagged; a cell never read counts as flagged.
@@ -601,6 +620,39 @@ mod tests {
                 reader: 1,
                 ..Default::default()
             }
+        );
+    }
+
+    #[test]
+    fn a_misread_cell_whose_move_the_game_has_right_is_told_apart() {
+        // 1... e5 is played and labelled, but its cell is shown as the reading `e3`
+        // (no form explains it); 2. Nf3 is labelled, Nc3 played.
+        let mut misshown = mv(1, "black", 2, "e5", "e5", true, 0.7);
+        (misshown.written, misshown.read) = (None, "e3".into());
+        let mut wrong = mv(2, "white", 3, "Nc3", "Nc3", true, 0.6);
+        wrong.read = "Nd3".into();
+        let report = SheetReport {
+            notation: "en".into(),
+            moves: vec![mv(1, "white", 1, "e4", "e4", false, 0.99), misshown, wrong],
+            ..Default::default()
+        };
+        let mut truth = Truth::default();
+        truth.labels.insert((1, "white".into()), "e4".into());
+        truth.labels.insert((1, "black".into()), "e5".into());
+        truth.labels.insert((2, "white".into()), "Nf3".into());
+        let e = evaluate(&report, &truth);
+        assert_eq!(
+            e.error_sources,
+            ErrorSources {
+                reader: 2,
+                reader_right_move: 1,
+                ..Default::default()
+            }
+        );
+        // All three labels are legal where they stand; e4 and e5 are played.
+        assert_eq!(
+            (e.legal_cells, e.legal_cells_right, e.legal_cells_played),
+            (3, 1, 2)
         );
     }
 

@@ -180,9 +180,10 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
             println!("labelled cells         {}", summary.cells);
             println!("move recognition       {}", pct(summary.cell_accuracy));
             println!(
-                "... label legal where the game as read stands: {} cells, {} right; the others (slips, off-game) {}",
+                "... label legal where the game as read stands: {} cells, {} right ({} with the label's move in the game); the others (slips, off-game) {}",
                 summary.legal_cells,
                 pct(summary.legal_cell_accuracy),
+                pct(summary.legal_cells_played),
                 pct(summary.other_cell_accuracy)
             );
             for (what, e) in [
@@ -190,8 +191,8 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
                 ("... not flagged", &summary.silent_sources),
             ] {
                 println!(
-                    "{what}, by source reader {}, decoder {}, player {}, off-game {}, not read {}",
-                    e.reader, e.decoder, e.player, e.off_game, e.missing
+                    "{what}, by source reader {} (the game's move right: {}), decoder {}, player {}, off-game {}, not read {}",
+                    e.reader, e.reader_right_move, e.decoder, e.player, e.off_game, e.missing
                 );
             }
         }
