@@ -441,23 +441,6 @@ pub fn summarize(sheets: &[SheetEval], failed: usize) -> Summary {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_checking_budget_takes_the_least_sure_first_and_ties_never_flatter() {
-        let d = [
-            (0.2, false),
-            (0.5, true),
-            (0.5, false),
-            (0.9, true),
-            (0.95, false),
-        ];
-        assert_eq!(left_wrong(&d, 0.0), 0.6);
-        assert_eq!(left_wrong(&d, 0.2), 0.4);
-        // The tie at 0.5: the right one is checked first, the wrong one stays.
-        assert_eq!(left_wrong(&d, 0.4), 0.4);
-        assert_eq!(left_wrong(&d, 0.6), 0.2);
-        assert_eq!(left_wrong(&d, 1.0), 0.0);
-        assert_eq!(left_wrong(&[], 0.5), 0.0);
-    }
     use crate::report::MoveReport;
 
     fn mv(
@@ -498,6 +481,24 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(normalise(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn a_checking_budget_takes_the_least_sure_first_and_ties_never_flatter() {
+        let d = [
+            (0.2, false),
+            (0.5, true),
+            (0.5, false),
+            (0.9, true),
+            (0.95, false),
+        ];
+        assert_eq!(left_wrong(&d, 0.0), 0.6);
+        assert_eq!(left_wrong(&d, 0.2), 0.4);
+        // The tie at 0.5: the right one is checked first, the wrong one stays.
+        assert_eq!(left_wrong(&d, 0.4), 0.4);
+        assert_eq!(left_wrong(&d, 0.6), 0.2);
+        assert_eq!(left_wrong(&d, 1.0), 0.0);
+        assert_eq!(left_wrong(&[], 0.5), 0.0);
     }
 
     #[test]

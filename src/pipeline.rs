@@ -473,7 +473,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
             read: e.read.clone(),
             confidence: round3(e.confidence),
             review: e.review,
-            cell_p: e.cell_p.map(round3),
+            cell_p: e.cell_p,
             state: state_name(e.kind, e.review).to_string(),
             bbox,
             copies: Vec::new(),

@@ -168,14 +168,7 @@ fn each_page_of_a_multipage_tiff_is_cut() {
     let file = dir.path().join("round3.tif");
     std::fs::write(&file, bytes).unwrap();
     let out = dir.path().join("out");
-    let run = cells(&[&file, Path::new("-o"), &out]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let index = std::fs::read_to_string(out.join("index.tsv")).unwrap();
+    let index = cut_ok(&file, &out);
     assert_eq!(
         index
             .lines()
@@ -226,16 +219,22 @@ fn the_table_starts_under_the_form_header_on_a_blurred_page() {
     let out = dir.path().join("out");
     let sheet =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages/blurred_ru_top.jpg");
-    let run = cells(&[&sheet, Path::new("-o"), &out]);
+    let index = cut_ok(&sheet, &out);
+    let first: Vec<&str> = index.lines().nth(1).unwrap().split('\t').collect();
+    assert_eq!(&first[..3], ["blurred_ru_top", "1", "white"], "{index}");
+    let y: u32 = first[4].parse().unwrap();
+    assert!((290..=330).contains(&y), "first row at y = {y}\n{index}");
+}
+
+/// Cuts `file` into `out` with `scoresheet cells`, which must succeed, and returns
+/// its `index.tsv`.
+fn cut_ok(file: &Path, out: &Path) -> String {
+    let run = cells(&[file, Path::new("-o"), out]);
     assert_eq!(
         run.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let index = std::fs::read_to_string(out.join("index.tsv")).unwrap();
-    let first: Vec<&str> = index.lines().nth(1).unwrap().split('\t').collect();
-    assert_eq!(&first[..3], ["blurred_ru_top", "1", "white"], "{index}");
-    let y: u32 = first[4].parse().unwrap();
-    assert!((290..=330).contains(&y), "first row at y = {y}\n{index}");
+    std::fs::read_to_string(out.join("index.tsv")).unwrap()
 }

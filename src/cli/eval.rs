@@ -204,14 +204,7 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
         println!("flagged for review     {}", pct(summary.flagged));
         println!("silent errors          {}", pct(summary.silent_errors));
         println!("calibration error      {:.3}", summary.calibration_error);
-        let row = |f: &dyn Fn(&(f64, f64, f64)) -> String| {
-            summary
-                .thresholds
-                .iter()
-                .map(f)
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+        let row = |f: &dyn Fn(&(f64, f64, f64)) -> String| joined(&summary.thresholds, f);
         println!(
             "review below confidence {}",
             row(&|t| format!("{:>6.2}", t.0))
@@ -224,9 +217,7 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
             "  would leave wrong     {}",
             row(&|t| format!("{:>5.1}%", 100.0 * t.2))
         );
-        let budget = |f: &dyn Fn(&(f64, f64)) -> String| {
-            summary.budgets.iter().map(f).collect::<Vec<_>>().join(" ")
-        };
+        let budget = |f: &dyn Fn(&(f64, f64)) -> String| joined(&summary.budgets, f);
         println!(
             "check lowest first      {}",
             budget(&|b| format!("{:>5.0}%", 100.0 * b.0))
@@ -237,6 +228,11 @@ fn print_summary(summary: &Summary, sheets: &[SheetEval], json: bool) -> anyhow:
         );
     }
     Ok(())
+}
+
+/// The items, each formatted by `f`, separated by spaces (one row of a table).
+fn joined<T>(items: &[T], f: impl Fn(&T) -> String) -> String {
+    items.iter().map(f).collect::<Vec<_>>().join(" ")
 }
 
 /// `--pairs`: every game with both copies labelled is read three times (copy 0

@@ -304,8 +304,8 @@ pub struct Entry {
     pub evidence: f32,
     /// The reader's own probability, with no chess knowledge, that the cell says this
     /// entry's move in one of its written forms: the forms' share of all the cell's
-    /// readings (summed over copies), in [0, 1], to 3 decimals. `None` for an entry that reads no move
-    /// from its cell (skipped, replaced, assumed).
+    /// readings (summed over copies), in [0, 1], to 3 decimals (as reported). `None`
+    /// for an entry that reads no move from its cell (skipped, replaced, assumed).
     pub cell_p: Option<f32>,
     /// Other legal moves weighed here, best first.
     pub alternatives: Vec<Alternative>,
