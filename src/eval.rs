@@ -71,11 +71,12 @@ pub fn read_labels(path: &Path) -> Result<BTreeMap<String, Labels>, TruthError> 
 }
 
 /// The comparable core of a written move: glyph classes (look-alikes folded),
-/// decorations (`+ # x : ! ?`, spaces, `=`) removed, castling zeros read as `O`.
+/// decorations (`+ # x : ! ?`, the draw offer `(=)`, spaces, `=`) removed, castling
+/// zeros read as `O`.
 pub fn normalise(text: &str) -> String {
     crate::glyph::canonical_str(text)
         .chars()
-        .filter(|c| !matches!(c, '+' | '#' | 'x' | ':' | '!' | '?' | '=' | 'X'))
+        .filter(|c| !matches!(c, '+' | '#' | 'x' | ':' | '!' | '?' | '=' | 'X' | '(' | ')'))
         .map(|c| if c == '0' { 'O' } else { c })
         .collect::<String>()
         .replace("e.p.", "")
@@ -116,6 +117,8 @@ pub struct SheetEval {
     pub error_sources: ErrorSources,
     /// The same, for the wrong cells not flagged for review.
     pub silent_sources: ErrorSources,
+    /// Every wrong labelled cell, in the order of play, with what the tool made of it.
+    pub wrong_cells: Vec<WrongCell>,
     /// (confidence, right) for each judged decision, for calibration.
     #[serde(skip)]
     pub confidences: Vec<(f32, bool)>,
@@ -146,7 +149,72 @@ pub struct ErrorSources {
     pub reader_right_move: usize,
 }
 
+/// One wrong labelled cell: the label, what the report shows for the cell, and the
+/// source the error is traced to (see [`ErrorSources`]).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WrongCell {
+    pub move_number: u32,
+    pub side: String,
+    pub label: String,
+    /// What the report says the cell shows (`written`, else `read`); None when no move
+    /// was read at the cell.
+    pub shown: Option<String>,
+    /// The move the game as read plays there.
+    pub san: Option<String>,
+    /// The reader's own reading of the cell, without chess knowledge.
+    pub read: Option<String>,
+    pub confidence: Option<f32>,
+    pub flagged: bool,
+    /// `reader`, `reader-shown` (a reader error whose move the game as read has right),
+    /// `decoder`, `player`, `off-game` or `not-read`.
+    pub source: &'static str,
+}
+
+impl WrongCell {
+    /// The TSV header of [`WrongCell::tsv_row`] (with the sheet first).
+    pub const TSV_HEADER: &'static str =
+        "sheet\tmove\tside\tlabel\tshown\tsan\tread\tconfidence\tflagged\tsource";
+
+    /// One TSV row (tabs and newlines in texts replaced by spaces; empty where absent).
+    pub fn tsv_row(&self, sheet: &str) -> String {
+        let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+        let opt = |s: &Option<String>| s.as_deref().map(clean).unwrap_or_default();
+        [
+            clean(sheet),
+            self.move_number.to_string(),
+            clean(&self.side),
+            clean(&self.label),
+            opt(&self.shown),
+            opt(&self.san),
+            opt(&self.read),
+            self.confidence
+                .map(|c| format!("{c:.3}"))
+                .unwrap_or_default(),
+            (if self.flagged { "yes" } else { "no" }).to_string(),
+            self.source.to_string(),
+        ]
+        .join("\t")
+    }
+}
+
 impl ErrorSources {
+    /// The name of the one source counted in `self` (a single cell's sources).
+    fn name(&self) -> &'static str {
+        if self.missing > 0 {
+            "not-read"
+        } else if self.player > 0 {
+            "player"
+        } else if self.off_game > 0 {
+            "off-game"
+        } else if self.decoder > 0 {
+            "decoder"
+        } else if self.reader_right_move > 0 {
+            "reader-shown"
+        } else {
+            "reader"
+        }
+    }
+
     fn add(&mut self, o: &ErrorSources) {
         self.missing += o.missing;
         self.player += o.player;
@@ -259,6 +327,17 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
             if !flagged {
                 e.silent_sources.add(&src);
             }
+            e.wrong_cells.push(WrongCell {
+                move_number: *n,
+                side: side.clone(),
+                label: label.clone(),
+                shown: m.map(|m| cell_reading(m).to_string()),
+                san: m.and_then(|m| m.san.clone()),
+                read: m.map(|m| m.read.clone()),
+                confidence: m.map(|m| m.confidence),
+                flagged,
+                source: src.name(),
+            });
         }
         e.cells_right += usize::from(right);
         e.cells_flagged += usize::from(flagged);
@@ -477,6 +556,7 @@ mod tests {
             ("O-O-O#", "O-O-O"),
             ("exd6 e.p.", "ed6"),
             ("e8=Q", "e8Q"),
+            ("e4e5(=)", "e4e5"),
         ];
         for (input, want) in cases {
             assert_eq!(normalise(input), want, "{input}");
@@ -584,6 +664,8 @@ mod tests {
                 ..Default::default()
             }
         );
+        let sources: Vec<&str> = e.wrong_cells.iter().map(|w| w.source).collect();
+        assert_eq!(sources, ["reader", "decoder", "off-game", "not-read"]);
         // e4, e6 and Nf3 are legal where they stand (only e4 right); Qe4 is not, and
         // d4's cell was never read.
         assert_eq!((e.legal_cells, e.legal_cells_right), (3, 1));
@@ -622,6 +704,19 @@ mod tests {
                 ..Default::default()
             }
         );
+        let sources: Vec<(u32, &str, &str)> = e
+            .wrong_cells
+            .iter()
+            .map(|w| (w.move_number, w.side.as_str(), w.source))
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                (2, "white", "player"),
+                (2, "black", "reader"),
+                (3, "white", "off-game")
+            ]
+        );
     }
 
     #[test]
@@ -655,6 +750,32 @@ mod tests {
             (e.legal_cells, e.legal_cells_right, e.legal_cells_played),
             (3, 1, 2)
         );
+        // The wrong cells are listed in the order of play, each with its source.
+        let listed: Vec<(u32, &str, &str, Option<&str>, Option<&str>, &str)> = e
+            .wrong_cells
+            .iter()
+            .map(|w| {
+                (
+                    w.move_number,
+                    w.side.as_str(),
+                    w.label.as_str(),
+                    w.shown.as_deref(),
+                    w.san.as_deref(),
+                    w.source,
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (1, "black", "e5", Some("e3"), Some("e5"), "reader-shown"),
+                (2, "white", "Nf3", Some("Nc3"), Some("Nc3"), "reader"),
+            ]
+        );
+        assert_eq!(
+            e.wrong_cells[1].tsv_row("a\tb.jpg"),
+            "a b.jpg\t2\twhite\tNf3\tNc3\tNc3\tNd3\t0.600\tyes\treader"
+        );
     }
 
     #[test]
@@ -671,6 +792,17 @@ mod tests {
                 e.cells_silent_errors
             ),
             (1, 0, 1, 0)
+        );
+        assert_eq!(
+            e.wrong_cells,
+            [WrongCell {
+                move_number: 1,
+                side: "white".into(),
+                label: "d4".into(),
+                flagged: true,
+                source: "not-read",
+                ..Default::default()
+            }]
         );
     }
 }

@@ -471,6 +471,59 @@ fn one_look_reads_each_cell_once() {
 }
 
 #[test]
+fn eval_lists_every_wrong_cell_with_its_source() {
+    // The sample's labels with 1. d4 relabelled as c4 (legal, not what the cell
+    // says): that cell must be listed as the reader's error, shown as d4; every cell
+    // eval counts wrong is one row of the errors file.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("samples/synth_pl_2.jpg"),
+        dir.path().join("synth_pl_2.jpg"),
+    )
+    .unwrap();
+    let labels = std::fs::read_to_string(root().join("samples/synth_pl_2.tsv")).unwrap();
+    let changed = labels.replace("synth_pl_2\t1\twhite\td4\n", "synth_pl_2\t1\twhite\tc4\n");
+    assert_ne!(changed, labels, "the sample's first label is d4");
+    std::fs::write(dir.path().join("synth_pl_2.tsv"), changed).unwrap();
+    let errors = dir.path().join("errors.tsv");
+    let o = run(bin()
+        .args(["eval", "-q", "--json", "--errors"])
+        .arg(&errors)
+        .arg(dir.path().join("synth_pl_2.jpg")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let figures: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let summary = &figures["summary"];
+    let wrong = summary["cells"].as_u64().unwrap()
+        - (summary["cell_accuracy"].as_f64().unwrap() * summary["cells"].as_f64().unwrap()).round()
+            as u64;
+    let text = std::fs::read_to_string(&errors).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(text.lines().next().unwrap().split('\t').count(), 10);
+    assert_eq!(rows.len() as u64, wrong, "{text}");
+    let first = rows
+        .iter()
+        .find(|r| r[1] == "1" && r[2] == "white")
+        .expect("the relabelled cell is listed");
+    assert!(first[0].ends_with("synth_pl_2.jpg"), "{first:?}");
+    assert_eq!((first[3], first[4], first[5]), ("c4", "d4", "d4"));
+    assert_eq!(first[9], "reader");
+    let json_wrong = figures["sheets"][0]["wrong_cells"].as_array().unwrap();
+    assert_eq!(json_wrong.len(), rows.len());
+    assert_eq!(json_wrong[0]["label"], "c4");
+    // An errors file that cannot be written is an error naming it, after the figures.
+    let o = run(bin()
+        .args(["eval", "-q", "--errors"])
+        .arg(dir.path().join("no/such/folder/errors.tsv"))
+        .arg(dir.path().join("synth_pl_2.jpg")));
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("errors.tsv"), "{}", stderr(&o));
+}
+
+#[test]
 fn fix_rereads_the_sheet_as_it_was_read() {
     // The report records how the sheet was read; `fix` re-reads it the same way and
     // keeps the record. A threshold given by hand shows it: after the fix, moves are

@@ -9,10 +9,13 @@ use std::process::ExitCode;
 use anyhow::bail;
 use rayon::prelude::*;
 
-use scoresheet::eval::{SheetEval, Summary, Truth, evaluate, normalise, read_labels, summarize};
+use scoresheet::eval::{
+    SheetEval, Summary, Truth, WrongCell, evaluate, normalise, read_labels, summarize,
+};
 use scoresheet::notation::read_pgn;
 use scoresheet::page::load_pages;
 use scoresheet::pipeline::{Pipeline, SheetOptions};
+use scoresheet::report::write_atomic;
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Input, Job};
@@ -41,6 +44,12 @@ pub struct EvalArgs {
     /// wrote the same move.
     #[arg(long)]
     pub pairs: bool,
+    /// Also write every wrong labelled cell to this TSV (sheet, move, side, label,
+    /// what the tool shows, its move, the reader's own reading, confidence, flagged,
+    /// source), to look at the errors one by one; with --pairs, those of the copies
+    /// read together.
+    #[arg(long, value_name = "TSV")]
+    pub errors: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -162,7 +171,24 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let summary = summarize(&sheets, failed);
     print_summary(&summary, &sheets, args.json)?;
+    write_errors(args.errors.as_deref(), &sheets)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--errors`: the wrong cells of every sheet as one TSV, written atomically.
+fn write_errors(path: Option<&std::path::Path>, sheets: &[SheetEval]) -> anyhow::Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let mut out = String::from(WrongCell::TSV_HEADER);
+    out.push('\n');
+    for s in sheets {
+        for w in &s.wrong_cells {
+            out.push_str(&w.tsv_row(&s.source));
+            out.push('\n');
+        }
+    }
+    Ok(write_atomic(path, out.as_bytes())?)
 }
 
 /// Prints one set of figures, as text or JSON.
@@ -326,6 +352,7 @@ fn eval_pairs(
         }
     }
     let (sa, sb) = (summarize(&alone, failed), summarize(&both, failed));
+    write_errors(args.errors.as_deref(), &both)?;
     if args.json {
         let out = serde_json::json!({ "each_copy_alone": sa, "both_copies": sb });
         println!("{}", serde_json::to_string_pretty(&out)?);
