@@ -751,7 +751,7 @@ mod tests {
             (3, 1, 2)
         );
         // The wrong cells are listed in the order of play, each with its source.
-        let listed: Vec<(u32, &str, &str, Option<&str>, Option<&str>, &str)> = e
+        let listed: Vec<_> = e
             .wrong_cells
             .iter()
             .map(|w| {
