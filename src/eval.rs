@@ -71,12 +71,18 @@ pub fn read_labels(path: &Path) -> Result<BTreeMap<String, Labels>, TruthError> 
 }
 
 /// The comparable core of a written move: glyph classes (look-alikes folded),
-/// decorations (`+ # x : ! ?`, the draw offer `(=)`, spaces, `=`) removed, castling
-/// zeros read as `O`.
+/// decorations (`+ # ! ?`, the separators `x : -` between origin and destination,
+/// the draw offer `(=)`, spaces, `=`) removed, castling zeros read as `O` (`O-O` is
+/// `OO`, `O-O-O` is `OOO`).
 pub fn normalise(text: &str) -> String {
     crate::glyph::canonical_str(text)
         .chars()
-        .filter(|c| !matches!(c, '+' | '#' | 'x' | ':' | '!' | '?' | '=' | 'X' | '(' | ')'))
+        .filter(|c| {
+            !matches!(
+                c,
+                '+' | '#' | 'x' | ':' | '-' | '!' | '?' | '=' | 'X' | '(' | ')'
+            )
+        })
         .map(|c| if c == '0' { 'O' } else { c })
         .collect::<String>()
         .replace("e.p.", "")
@@ -552,8 +558,9 @@ mod tests {
         let cases = [
             ("Nxf3+", "Nf3"),
             ("Кf3", "Kf3"),
-            ("0-0", "O-O"),
-            ("O-O-O#", "O-O-O"),
+            ("0-0", "OO"),
+            ("O-O-O#", "OOO"),
+            ("Кg8-f6", "Kg8f6"),
             ("exd6 e.p.", "ed6"),
             ("e8=Q", "e8Q"),
             ("e4e5(=)", "e4e5"),

@@ -353,3 +353,51 @@ fn a_faint_needed_disambiguation_is_shown_as_written() {
     );
     assert_eq!(read(0.0).as_deref(), Some("Кd2"));
 }
+
+#[test]
+fn a_long_form_writer_s_faint_origin_is_shown_in_long_form() {
+    // A sheet written in long form all through; in 7. Сc1d2 the `1` is faint, so the
+    // cell reads `Сcd2` by a few nats. The writer writes long forms: the form shown is
+    // `Сc1d2`, unless the writer's style is left out of the choice.
+    let texts = [
+        "e2e4", "e7e5", "Кg1f3", "Кb8c6", "Сf1c4", "Сf8c5", "c2c3", "Кg8f6", "d2d4", "e5xd4",
+        "c3xd4", "Сc5b4+", "Сc1d2", "Сb4xd2+", "Кb1xd2", "d7d5", "e4xd5", "Кf6xd5", "Фd1b3",
+        "Кc6e7", "0-0", "0-0", "Лf1e1", "c7c6", "", "",
+    ];
+    let mut sheet_cells = cells(&clean(), &texts, 3);
+    let alphabet = model_alphabet();
+    let (one, blank) = (alphabet.class_of('1').unwrap(), alphabet.blank());
+    let cell = &mut sheet_cells[12];
+    let frames: Vec<usize> = (0..cell.steps)
+        .filter(|&t| {
+            let row = &cell.logp[t * cell.classes..(t + 1) * cell.classes];
+            let top = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            row[one] == top
+        })
+        .collect();
+    assert!(!frames.is_empty(), "the clean cell shows its `1`");
+    for (i, &t) in frames.iter().enumerate() {
+        let row = &mut cell.logp[t * cell.classes..(t + 1) * cell.classes];
+        let p: f32 = if i == 0 { 0.1 } else { 1e-4 };
+        row[one] = p.ln();
+        row[blank] = (1.0 - p).ln();
+    }
+    let read = |long_style: f32| {
+        let params = DecodeParams {
+            notation: Some(Notation::Ru),
+            long_style,
+            ..Default::default()
+        };
+        let sheet = Decoder::new(&alphabet, params).decode(&sheet_cells);
+        assert_legal_and_pgn_round_trip(&sheet);
+        assert_eq!(sheet.moves.len(), 24);
+        let e = sheet.entry_for_cell(12).unwrap();
+        assert_eq!(e.san.as_deref(), Some("Bd2"));
+        e.written.clone()
+    };
+    assert_eq!(
+        read(DecodeParams::default().long_style).as_deref(),
+        Some("Сc1d2")
+    );
+    assert_eq!(read(0.0).as_deref(), Some("Сcd2"));
+}

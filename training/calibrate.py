@@ -50,7 +50,7 @@ LETTERS = {"ru": [("Кр", "K"), ("К", "N"), ("Ф", "Q"), ("Л", "R"), ("С", "
 
 def normalise(text: str) -> str:
     """`eval::normalise` for English readings: decorations dropped, castling zeros as O."""
-    text = re.sub(r"[+#x:!?=X\s]", "", text.replace("0", "O"))
+    text = re.sub(r"[+#x:\-!?=X()\s]", "", text.replace("0", "O"))
     return text.replace("e.p.", "").replace("ep", "")
 
 

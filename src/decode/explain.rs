@@ -94,7 +94,10 @@ fn name(pos: &Chess, m: Move) -> String {
 /// shows the move: the form comes within `params.written_floor` (per copy) of the
 /// cell's best reading, or (within the escape penalties) the cell reads as no move at
 /// all, so a misread form of this move is still the best account of it. Returns the
-/// form shown (chosen with `params.form_penalty`) and the best-scoring form.
+/// form shown (chosen with `params.form_penalty`, and `long_bonus` nats per copy in
+/// favour of a form with the full origin square) and the best-scoring form with its
+/// style.
+#[allow(clippy::too_many_arguments)]
 fn best_written(
     ev: &Evidence,
     ws: &mut Workspace,
@@ -103,46 +106,63 @@ fn best_written(
     n: Notation,
     alphabet: &Alphabet,
     params: &DecodeParams,
-) -> Option<(String, String)> {
+    long_bonus: f32,
+) -> Option<(String, String, Style)> {
     // (Scores add up over the copies of a two-copy game.)
     let copies = ev.copies() as f32;
     let forms = forms(pos, m, n);
     // The form shown is chosen with the penalty; whether the cell shows the move at
     // all, with the best form's own score.
     let mut chosen: Option<(f32, &str)> = None;
-    let mut best: Option<(f32, &str)> = None;
+    let mut best: Option<(f32, &str, Style)> = None;
     for f in &forms {
         let s = ev.text_score(&f.glyph, alphabet, ws);
-        if best.is_none_or(|(b, _)| s >= b) {
-            best = Some((s, &f.display));
+        if best.is_none_or(|(b, _, _)| s >= b) {
+            best = Some((s, &f.display, f.style));
         }
         let penalty = match f.style {
             Style::Over | Style::Under => params.form_penalty * copies,
+            Style::Long => -long_bonus * copies,
             _ => 0.0,
         };
         if chosen.is_none_or(|(b, _)| s - penalty >= b) {
             chosen = Some((s - penalty, &f.display));
         }
     }
-    if best.is_some_and(|(s, _)| s < -params.written_floor * copies) {
+    if best.is_some_and(|(s, _, _)| s < -params.written_floor * copies) {
         // A form may be followed by an evaluation or draw-offer mark (rare: only
         // asked when the bare forms fall short).
         for f in &forms {
             for a in &ANNOTATIONS[1..] {
                 let s = ev.text_score(&format!("{}{a}", f.glyph), alphabet, ws);
-                if best.is_none_or(|(b, _)| s > b) {
-                    best = Some((s, &f.display));
-                    chosen = best;
+                if best.is_none_or(|(b, _, _)| s > b) {
+                    best = Some((s, &f.display, f.style));
+                    chosen = Some((s, &f.display));
                 }
             }
         }
     }
-    let (score, display) = best?;
+    let (score, display, style) = best?;
     let shows = score >= -params.written_floor * copies
         || (score > -params.replace_penalty.max(params.skip_penalty) * copies
             && read_written(&ev.greedy, n).is_none());
     let shown = chosen.map_or(display, |(_, d)| d);
-    shows.then(|| (shown.to_string(), display.to_string()))
+    shows.then(|| (shown.to_string(), display.to_string(), style))
+}
+
+/// How much more a form with the full origin square (`Лd1d5`, `e2e4`) is worth, in
+/// nats, when the sheet's writer writes such forms: `weight` times the log-odds of
+/// long to short, over the cells whose best form is one or the other; 0 unless long
+/// forms are the majority. The reader often drops the small origin rank of a long
+/// form (`Лd1d5` read as `Rdd5`); a writer who writes long forms writes them nearly
+/// always.
+fn long_style_bonus(styles: &[Style], weight: f32) -> f32 {
+    let long = styles.iter().filter(|s| **s == Style::Long).count() as f32;
+    let short = styles
+        .iter()
+        .filter(|s| matches!(s, Style::Short | Style::Over | Style::Under))
+        .count() as f32;
+    (weight * ((long + 1.0) / (short + 1.0)).ln()).max(0.0)
 }
 
 /// A human should look at an entry that is not a move read from its cell (a skip, a
@@ -210,6 +230,10 @@ pub(crate) fn explain(
     let mut entries = Vec::with_capacity(path.len());
     // Per entry: its written form is the cell's own reading (for calibration).
     let mut same_reading: Vec<bool> = Vec::with_capacity(path.len());
+    // The style of each shown cell's best form, and where those cells are (entry,
+    // cell, position, move), to choose the forms shown again in the writer's style.
+    let mut styles = Vec::new();
+    let mut shown_at = Vec::new();
     for &id in &path {
         let h = trace.hist[id as usize];
         let Node::Entry {
@@ -236,7 +260,14 @@ pub(crate) fn explain(
         ws.bind(step, ev);
         let (written, best_form) = match (kind, mv) {
             (EntryKind::Read | EntryKind::Locked, Some(m)) => {
-                best_written(ev, ws, &pos, m, n, alphabet, params).unzip()
+                match best_written(ev, ws, &pos, m, n, alphabet, params, 0.0) {
+                    Some((w, b, style)) => {
+                        styles.push(style);
+                        shown_at.push((entries.len(), step, pos.clone(), m));
+                        (Some(w), Some(b))
+                    }
+                    None => (None, None),
+                }
             }
             _ => (None, None),
         };
@@ -293,6 +324,16 @@ pub(crate) fn explain(
             cell_p,
             alternatives,
         });
+    }
+    let bonus = long_style_bonus(&styles, params.long_style);
+    if bonus > 0.0 {
+        for (i, step, pos, m) in shown_at {
+            let ev = &evidence[step];
+            ws.bind(step, ev);
+            if let Some((w, _, _)) = best_written(ev, ws, &pos, m, n, alphabet, params, bonus) {
+                entries[i].written = Some(w);
+            }
+        }
     }
     if let Some(cal) = &params.calibration {
         calibrate(&mut entries, &same_reading, cal, params.review_below);
@@ -390,5 +431,19 @@ mod tests {
         assert_eq!(review[..1], [false]);
         assert_eq!(review[1], entries[1].confidence < 0.89);
         assert_eq!(review[2..], [true, false, true, true]);
+    }
+
+    #[test]
+    fn the_long_style_bonus_counts_long_against_short_forms_only() {
+        use Style::*;
+        // 9 long, 1 short (castling and terse captures aside): ln(10 / 2).
+        let mut styles = vec![Long; 9];
+        styles.extend([Short, Castle, Castle, Terse]);
+        assert!((long_style_bonus(&styles, 1.0) - 5f32.ln()).abs() < 1e-6);
+        assert!((long_style_bonus(&styles, 0.5) - 0.5 * 5f32.ln()).abs() < 1e-6);
+        // A writer of short forms (over- and under-disambiguated ones count as short)
+        // gets nothing, nor does a sheet with no forms.
+        assert_eq!(long_style_bonus(&[Short, Over, Under, Long], 1.0), 0.0);
+        assert_eq!(long_style_bonus(&[], 1.0), 0.0);
     }
 }
