@@ -309,6 +309,27 @@ fn two_copies_are_read_together() {
     }
 }
 
+/// Makes glyph `glyph` of a clean cell faint: the first frame that reads it keeps
+/// probability `p` (the blank the rest), the other frames lose it to the blank.
+fn fade(cell: &mut CellScores, glyph: char, p: f32) {
+    let alphabet = model_alphabet();
+    let (class, blank) = (alphabet.class_of(glyph).unwrap(), alphabet.blank());
+    let frames: Vec<usize> = (0..cell.steps)
+        .filter(|&t| {
+            let row = &cell.logp[t * cell.classes..(t + 1) * cell.classes];
+            let top = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            row[class] == top
+        })
+        .collect();
+    assert!(!frames.is_empty(), "the clean cell shows its `{glyph}`");
+    for (i, &t) in frames.iter().enumerate() {
+        let row = &mut cell.logp[t * cell.classes..(t + 1) * cell.classes];
+        let q: f32 = if i == 0 { p } else { 1e-4 };
+        row[class] = q.ln();
+        row[blank] = (1.0 - q).ln();
+    }
+}
+
 #[test]
 fn a_faint_needed_disambiguation_is_shown_as_written() {
     // 9. Кbd2 (both knights reach d2): the `b` is faint, so the cell reads `Кd2` by a
@@ -318,23 +339,8 @@ fn a_faint_needed_disambiguation_is_shown_as_written() {
     let refs: Vec<&str> = texts.iter().map(String::as_str).chain(["", ""]).collect();
     let mut sheet_cells = cells(&clean(), &refs, 1);
     let alphabet = model_alphabet();
-    let (b, blank) = (alphabet.class_of('b').unwrap(), alphabet.blank());
-    let cell = &mut sheet_cells[16];
-    let frames: Vec<usize> = (0..cell.steps)
-        .filter(|&t| {
-            let row = &cell.logp[t * cell.classes..(t + 1) * cell.classes];
-            let top = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-            row[b] == top
-        })
-        .collect();
-    assert!(!frames.is_empty(), "the clean cell shows its `b`");
-    for (i, &t) in frames.iter().enumerate() {
-        let row = &mut cell.logp[t * cell.classes..(t + 1) * cell.classes];
-        // One frame keeps a weak `b` (0.4 against the blank's 0.6), the others lose it.
-        let pb: f32 = if i == 0 { 0.4 } else { 1e-4 };
-        row[b] = pb.ln();
-        row[blank] = (1.0 - pb).ln();
-    }
+    // One frame keeps a weak `b` (0.4 against the blank's 0.6), the others lose it.
+    fade(&mut sheet_cells[16], 'b', 0.4);
     let read = |form_penalty: f32| {
         let params = DecodeParams {
             notation: Some(Notation::Ru),
@@ -366,22 +372,7 @@ fn a_long_form_writer_s_faint_origin_is_shown_in_long_form() {
     ];
     let mut sheet_cells = cells(&clean(), &texts, 3);
     let alphabet = model_alphabet();
-    let (one, blank) = (alphabet.class_of('1').unwrap(), alphabet.blank());
-    let cell = &mut sheet_cells[12];
-    let frames: Vec<usize> = (0..cell.steps)
-        .filter(|&t| {
-            let row = &cell.logp[t * cell.classes..(t + 1) * cell.classes];
-            let top = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-            row[one] == top
-        })
-        .collect();
-    assert!(!frames.is_empty(), "the clean cell shows its `1`");
-    for (i, &t) in frames.iter().enumerate() {
-        let row = &mut cell.logp[t * cell.classes..(t + 1) * cell.classes];
-        let p: f32 = if i == 0 { 0.1 } else { 1e-4 };
-        row[one] = p.ln();
-        row[blank] = (1.0 - p).ln();
-    }
+    fade(&mut sheet_cells[12], '1', 0.1);
     let read = |long_style: f32| {
         let params = DecodeParams {
             notation: Some(Notation::Ru),
