@@ -297,16 +297,16 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
             parsed,
             Some(Ok(_) | Err(crate::notation::MoveTextError::Ambiguous { .. }))
         );
+        // Whether the game as read plays the label's move (where both are known).
+        let plays_label = match (&parsed, cell) {
+            (Some(Ok(want)), Some((_, played))) => Some(played.as_ref() == Some(want)),
+            _ => None,
+        };
         let was_off_game = off_game;
-        if let (Some(Ok(want)), Some((_, played))) = (&parsed, cell) {
-            off_game |= played.as_ref() != Some(want);
-        }
+        off_game |= plays_label == Some(false);
         e.legal_cells += usize::from(legal);
         e.legal_cells_right += usize::from(legal && right);
-        e.legal_cells_played += usize::from(match (&parsed, cell) {
-            (Some(Ok(want)), Some((_, played))) => played.as_ref() == Some(want),
-            _ => legal && right,
-        });
+        e.legal_cells_played += usize::from(plays_label.unwrap_or(legal && right));
         let flagged = m.is_none_or(|m| m.review);
         if !right {
             let mut src = ErrorSources::default();
@@ -323,9 +323,7 @@ pub fn evaluate(report: &SheetReport, truth: &Truth) -> SheetEval {
                         src.decoder += 1;
                     } else {
                         src.reader += 1;
-                        if let (Some(Ok(want)), Some((_, Some(played)))) = (&parsed, cell) {
-                            src.reader_right_move += usize::from(played == want);
-                        }
+                        src.reader_right_move += usize::from(plays_label == Some(true));
                     }
                 }
             }
