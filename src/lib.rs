@@ -3,7 +3,8 @@
 //! Pipeline: [`page`] (decode, deskew) -> [`grid`] (find the move table, cut cells)
 //! -> [`model`] (per-cell CTC log-probabilities) -> [`decode`] (beam search over legal
 //! positions, scoring each legal move's written forms in the sheet's [`notation`])
-//! -> [`report`] (PGN, JSON, review page).
+//! -> [`report`] (PGN, JSON, review page); [`pairings`] gives a sheet's game its
+//! headers from the tournament's pairings.
 
 pub mod decode;
 pub mod eval;
@@ -12,5 +13,6 @@ pub mod grid;
 pub mod model;
 pub mod notation;
 pub mod page;
+pub mod pairings;
 pub mod pipeline;
 pub mod report;

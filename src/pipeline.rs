@@ -505,6 +505,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         summary: Default::default(),
         copies: Vec::new(),
         corrections: Vec::new(),
+        game: None,
     };
     report.summarize();
     report

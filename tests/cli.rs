@@ -670,11 +670,18 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let moves = report["moves"].as_array().unwrap();
-    // `N` from the first row goes to the next flagged row after it (wrapping).
-    let target = (1..=moves.len())
-        .map(|k| k % moves.len())
-        .find(|&i| moves[i]["review"] == true)
-        .unwrap();
+    // `N` goes through the flagged moves least sure first (the earliest among
+    // equals): from the first row, to the least sure one, or (when the first row is
+    // flagged itself) to the one after it in that order.
+    let conf = |i: usize| moves[i]["confidence"].as_f64().unwrap();
+    let mut order: Vec<usize> = (0..moves.len())
+        .filter(|&i| moves[i]["review"] == true)
+        .collect();
+    order.sort_by(|&a, &b| conf(a).total_cmp(&conf(b)).then(a.cmp(&b)));
+    let target = match order.iter().position(|&i| i == 0) {
+        Some(at) => order[(at + 1) % order.len()],
+        None => order[0],
+    };
     let cell = &moves[target];
     // The position before that cell, and a legal move there other than the decoded one.
     let mut pos = Chess::default();
@@ -783,4 +790,236 @@ fn rows_above_a_blurred_table_are_not_read_as_moves() {
         .map(|(i, s)| (i as u64 / 2 + 1, *s))
         .collect();
     assert_eq!(read, want, "the opening, numbered as written");
+}
+
+#[test]
+fn one_scale_for_moves_and_alternatives_and_review_by_budget() {
+    // Every sample read with a review budget of 5% of the batch's moves: no
+    // alternative above its move, the move and its alternatives sum to at most 1,
+    // the PGN comment shows the report's numbers, and exactly the least sure 5% of
+    // the batch are flagged.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(bin()
+        .args(["read", "samples", "-q", "--review-budget", "5", "-o"])
+        .arg(dir.path())
+        .current_dir(root()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut all: Vec<(f64, bool)> = Vec::new();
+    let mut thresholds = Vec::new();
+    for (stem, _) in samples() {
+        let json = dir.path().join(&stem).with_extension("json");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let settings = &report["producer"]["settings"];
+        assert_eq!(settings["review_budget"].as_f64(), Some(5.0));
+        thresholds.push(settings["review_below"].as_f64().unwrap());
+        let pgn = std::fs::read_to_string(json.with_extension("pgn")).unwrap();
+        for m in report["moves"].as_array().unwrap() {
+            let c = m["confidence"].as_f64().unwrap();
+            let alts: Vec<(String, f64)> = m["alternatives"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| {
+                    (
+                        a["san"].as_str().unwrap().to_string(),
+                        a["confidence"].as_f64().unwrap(),
+                    )
+                })
+                .collect();
+            assert!(alts.iter().all(|a| a.1 <= c), "{stem:?}: {m}");
+            // (Each number is rounded to 3 decimals in the report.)
+            assert!(
+                c + alts.iter().map(|a| a.1).sum::<f64>() <= 1.0 + 2.5e-3,
+                "{stem:?}: {m}"
+            );
+            let review = m["review"] == true;
+            if m["state"] != "locked" {
+                all.push((c, review));
+            }
+            if review && m["san"].is_string() {
+                // (The PGN rounds the report's f32 numbers.)
+                let mut notes = vec![format!("{{review: confidence {:.2}", c as f32)];
+                if let Some((san, p)) = alts.first() {
+                    notes.push(format!(", or {san} {:.2}}}", *p as f32));
+                }
+                for note in notes {
+                    assert!(pgn.contains(&note), "{stem:?}: no `{note}` in the PGN");
+                }
+            }
+        }
+    }
+    let flagged = all.iter().filter(|m| m.1).count();
+    assert_eq!(flagged, (0.05 * all.len() as f64).round() as usize);
+    // The least sure ones, and one threshold for the whole batch.
+    let highest_flagged = all.iter().filter(|m| m.1).map(|m| m.0).fold(0.0, f64::max);
+    let lowest_left = all.iter().filter(|m| !m.1).map(|m| m.0).fold(1.0, f64::min);
+    assert!(highest_flagged <= lowest_left);
+    assert!(thresholds.iter().all(|&t| (t - lowest_left).abs() < 1e-6));
+}
+
+/// Sample sheets copied under the names a tournament's scans would have.
+fn named_sheets(dir: &Path, names: &[(&str, &str)]) -> PathBuf {
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    for (sample, name) in names {
+        std::fs::copy(root().join("samples").join(sample), input.join(name)).unwrap();
+    }
+    input
+}
+
+fn tags(pgn: &str) -> std::collections::HashMap<String, String> {
+    pgn.lines()
+        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
+        .filter_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            Some((k.to_string(), v.trim_matches('"').to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn pairings_from_a_spreadsheet_and_a_trf_fill_the_headers_and_the_round_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = named_sheets(
+        dir.path(),
+        &[
+            ("hcs_142_0.jpg", "r3b12.jpg"),
+            ("synth_pl_2.jpg", "3-13.jpg"),
+            ("synth_ru_1.jpg", "r3b14.jpg"),
+            ("hcs_053_1.jpg", "scan7.jpg"),
+        ],
+    );
+    let out_dir = dir.path().join("out");
+    let round_file = dir.path().join("round3.pgn");
+    let fixtures = root().join("tests/fixtures");
+    let out = run(bin()
+        .args(["read", "-q", "-o"])
+        .arg(&out_dir)
+        .arg("--pairings")
+        .arg(fixtures.join("pairings.xlsx"))
+        .arg("--players")
+        .arg(fixtures.join("players.trf"))
+        .arg("--pgn-out")
+        .arg(&round_file)
+        .arg(&input));
+    // Warnings do not fail the batch.
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .any(|l| l.contains("r3b14.jpg")
+                && l.contains("round 3 board 14 is not in the pairings")),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.contains("scan7.jpg") && l.contains("names its round and board")),
+        "{err}"
+    );
+    let pgn = std::fs::read_to_string(out_dir.join("r3b12.pgn")).unwrap();
+    let t = tags(&pgn);
+    for (k, v) in [
+        ("Round", "3.12"),
+        ("Board", "12"),
+        ("White", "Müller, Anna"),
+        ("Black", "Kowalski, Jan"),
+        ("WhiteElo", "2101"),
+        ("BlackElo", "2512"),
+        // From the players file: ids, event, site and date.
+        ("WhiteFideId", "4600042"),
+        ("BlackFideId", "1100123"),
+        ("Event", "Herbst-Open 2026"),
+        ("Site", "Gdańsk"),
+        ("Date", "2026.10.03"),
+        ("Result", "0-1"),
+    ] {
+        assert_eq!(t.get(k).map(String::as_str), Some(v), "{k} in {pgn}");
+    }
+    assert!(
+        pgn.trim_end().ends_with("0-1"),
+        "the movetext ends as Result says"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("r3b12.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["game"]["white"], "Müller, Anna");
+    assert_eq!(report["game"]["from"]["white"], "pairings");
+    assert_eq!(report["game"]["from"]["white_fide_id"], "players");
+    assert_eq!(report["result"], "0-1");
+    let t = tags(&std::fs::read_to_string(out_dir.join("3-13.pgn")).unwrap());
+    assert_eq!(t["White"], "Иванов, Пётр");
+    assert_eq!(t["Result"], "1/2-1/2");
+    assert!(!t.contains_key("BlackFideId"), "Smith has no FIDE id");
+    let t = tags(&std::fs::read_to_string(out_dir.join("scan7.pgn")).unwrap());
+    assert_eq!((t["White"].as_str(), t["Round"].as_str()), ("?", "?"));
+
+    // The round file: every game, by round and board (the unnamed ones last), each as
+    // its own file has it.
+    let text = std::fs::read_to_string(&round_file).unwrap();
+    let games = scoresheet::notation::read_pgn(&text);
+    assert_eq!(games.len(), 4);
+    let rounds: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Round \"")?.strip_suffix("\"]"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(rounds[..3], ["3.12", "3.13", "3.14"]);
+    for (game, stem) in games.iter().zip(["r3b12", "3-13", "r3b14", "scan7"]) {
+        let one = std::fs::read_to_string(out_dir.join(format!("{stem}.pgn"))).unwrap();
+        let alone = scoresheet::notation::read_pgn(&one);
+        assert_eq!(
+            game.as_ref().unwrap().moves,
+            alone[0].as_ref().unwrap().moves,
+            "{stem}"
+        );
+        assert!(text.contains(&one), "{stem}: its PGN as written alone");
+    }
+}
+
+#[test]
+fn a_csv_without_rounds_and_two_sheets_on_one_board_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = named_sheets(
+        dir.path(),
+        &[
+            ("hcs_142_0.jpg", "r3b12_w.jpg"),
+            ("hcs_053_1.jpg", "r3b12_b.jpg"),
+        ],
+    );
+    let csv = dir.path().join("pairings.csv");
+    std::fs::write(
+        &csv,
+        "Bo.;White;Black;Result\n12;Anna Müller;Jan Kowalski;0:1\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--round", "3", "-o"])
+        .arg(&out_dir)
+        .arg("--pairings")
+        .arg(&csv)
+        .arg(&input));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .any(|l| l.contains("2 sheets claim round 3 board 12")
+                && l.contains("r3b12_w.jpg")
+                && l.contains("r3b12_b.jpg")),
+        "{err}"
+    );
+    let t = tags(&std::fs::read_to_string(out_dir.join("r3b12_w.pgn")).unwrap());
+    assert_eq!(
+        (t["White"].as_str(), t["Result"].as_str()),
+        ("Anna Müller", "0-1")
+    );
+    // A table that names no board, White and Black column is a set-up error.
+    std::fs::write(&csv, "Name;Rating\nA;2000\n").unwrap();
+    let out = run(bin()
+        .args(["read", "-q", "--pairings"])
+        .arg(&csv)
+        .arg(&input));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("pairings.csv"), "{}", stderr(&out));
 }

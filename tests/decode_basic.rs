@@ -392,3 +392,61 @@ fn a_long_form_writer_s_faint_origin_is_shown_in_long_form() {
     );
     assert_eq!(read(0.0).as_deref(), Some("Сcd2"));
 }
+
+/// Splits the first frame that reads `glyph` of a clean cell between it (`p`) and
+/// `other` (`1 - p`); its other frames go to the blank. The cell then reads as written
+/// with probability about `p`, with `other` in its place about `1 - p`.
+fn blur_into(cell: &mut CellScores, glyph: char, other: char, p: f32) {
+    let alphabet = model_alphabet();
+    let (g, o) = (
+        alphabet.class_of(glyph).unwrap(),
+        alphabet.class_of(other).unwrap(),
+    );
+    fade(cell, glyph, p);
+    let t = (0..cell.steps)
+        .find(|&t| (cell.logp[t * cell.classes + g] - p.ln()).abs() < 1e-6)
+        .expect("the faded frame");
+    let row = &mut cell.logp[t * cell.classes..(t + 1) * cell.classes];
+    row[o] = (1.0 - p).ln();
+    row[alphabet.blank()] = -30.0;
+}
+
+#[test]
+fn a_move_a_later_cell_rules_out_loses_its_mass_and_never_outranks_the_choice() {
+    // 1. a4, written with an `a` that reads as `g` two times in three; 2. g4 later on
+    // makes 1. g4 impossible (the pawn would stand on g4 already). A posterior that
+    // looks one cell ahead gives 1. g4 most of the mass; the whole sheet gives it
+    // little, and the chosen move is never below an alternative.
+    let sim = clean();
+    let texts = ["a4", "e5", "g4", "d5", "h3", "Nf6"];
+    let mut c = cells(&sim, &texts, 7);
+    blur_into(&mut c[0], 'a', 'g', 0.3);
+    c.push(CellScores::blank(c[0].steps, &model_alphabet()));
+    c.push(CellScores::blank(c[0].steps, &model_alphabet()));
+    let sheet = english().decode(&c);
+    assert_legal_and_pgn_round_trip(&sheet);
+    assert_eq!(sheet.sans(), ["a4", "e5", "g4", "d5", "h3", "Nf6"]);
+    let first = sheet.entry_for_cell(0).unwrap();
+    eprintln!(
+        "1. {:?} {} {:?}",
+        first.san, first.confidence, first.alternatives
+    );
+    let g4 = first
+        .alternatives
+        .iter()
+        .find(|a| a.san == "g4")
+        .map_or(0.0, |a| a.confidence);
+    assert!(
+        g4 < 0.2 && first.confidence > 0.5,
+        "1. a4 {} against 1. g4 {g4}",
+        first.confidence
+    );
+    for e in &sheet.entries {
+        let total: f32 = e.confidence + e.alternatives.iter().map(|a| a.confidence).sum::<f32>();
+        assert!(total <= 1.0 + 1e-4, "{e:?}");
+        assert!(
+            e.alternatives.iter().all(|a| a.confidence <= e.confidence),
+            "{e:?}"
+        );
+    }
+}

@@ -2,7 +2,7 @@
 //! fake sheets -> decoded games: ply accuracy of the product's decoder (shipped move
 //! prior on) on 500 games under a stated noise model, with and without the
 //! players' own mistakes; every decoded game replays legally and survives a PGN round
-//! trip.
+//! trip, and no alternative is put above the move chosen.
 //!
 //! Noise model (`scoresheet::decode::simulate`): each game (of at least 40 plies,
 //! whole up to 120: a sheet records the game to its end, and its last moves, with no
@@ -54,6 +54,19 @@ fn assert_legal_and_pgn_round_trip(sheet: &DecodedSheet) {
     assert_eq!(back[0].as_ref().expect("our PGN parses").moves, sheet.moves);
 }
 
+/// No alternative above its entry's move, and the move and its alternatives sum to
+/// at most 1.
+fn assert_one_scale(sheet: &DecodedSheet) {
+    for e in &sheet.entries {
+        let total: f32 = e.confidence + e.alternatives.iter().map(|a| a.confidence).sum::<f32>();
+        assert!(total <= 1.0 + 1e-4, "{e:?}");
+        assert!(
+            e.alternatives.iter().all(|a| a.confidence <= e.confidence),
+            "an alternative above the move: {e:?}"
+        );
+    }
+}
+
 /// Decodes every sheet in its notation and adds up the scores.
 fn decode_all(sims: &[SimSheet]) -> SheetScore {
     // The product's decoder (its default beam and margin) with the shipped move prior.
@@ -68,6 +81,7 @@ fn decode_all(sims: &[SimSheet]) -> SheetScore {
         };
         let decoded = Decoder::new(&model_alphabet(), params).decode(&s.cells);
         assert_legal_and_pgn_round_trip(&decoded);
+        assert_one_scale(&decoded);
         total.add(&score(s, &decoded));
     }
     total

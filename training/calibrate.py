@@ -16,7 +16,9 @@ same as `src/decode/calibration.rs`; the last two since the report has `cell_p`)
   says the move (the report's `cell_p`; 0 when no move is read from the cell).
 
 The review threshold is chosen on the same data: the highest (0.01 steps) that flags
-no more than the uncalibrated product did (its 0.8 threshold). `scoresheet eval` then
+no more than a tenth of the moves (`FLAG_SHARE`; what the uncalibrated product's 0.8
+flagged there with the lookahead posterior of cellreader 1.4.0, 10.1%; with the
+whole-sheet posterior, which is surer, 0.8 flags only 6.5%). `scoresheet eval` then
 measures the result on held-out games and fonts. About 3 minutes on 2 cores.
 
     python -m training.calibrate [--manifest models/cellreader.json] [--scoresheet BIN]
@@ -41,6 +43,7 @@ from .hcs import read_labels
 
 EPS = 1e-3
 GRID = [round(0.5 + 0.01 * k, 2) for k in range(50)]
+FLAG_SHARE = 0.10
 SYNTHETIC = [(41, 24), (53, 48)]  # (seed, sheets) per notation, training fonts
 # Display piece letters -> English, to compare a written form with the (English) reading.
 LETTERS = {"ru": [("Кр", "K"), ("К", "N"), ("Ф", "Q"), ("Л", "R"), ("С", "B")],
@@ -166,7 +169,8 @@ def read(raw: Path, inputs: list[Path], out: Path, binary: str | None) -> None:
     subprocess.run(cmd, cwd=ROOT, check=True)
 
 
-def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) -> None:
+def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False,
+              keep: Path | None = None) -> None:
     """Fits the calibration of `manifest`'s reader and writes it into the manifest."""
     labels = read_labels()
     val = set(load_split()["hcs_val_games"])
@@ -175,6 +179,9 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) 
     data: Data = ([], [], [], [])
     work = WORK / "calibration"
     with tempfile.TemporaryDirectory() as tmp:
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            tmp = str(keep)
         raw = raw_manifest(manifest, Path(tmp))
         read(raw, pages, Path(tmp) / "hcs", binary)
         collect_hcs(Path(tmp) / "hcs", labels, data)
@@ -194,7 +201,7 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) 
     w, b = fit(x, y)
     p = 1 / (1 + np.exp(-(x @ w + b)))
     budget = flags.mean()
-    chosen = max((t for t in GRID if (struct | (p < t)).mean() <= budget), default=GRID[0])
+    chosen = max((t for t in GRID if (struct | (p < t)).mean() <= FLAG_SHARE), default=GRID[0])
     flagged = struct | (p < chosen)
     print(f"calibrate: {len(pages)} HCS training pages ({cells} cells) and "
           f"{len(y) - cells} moves of synthetic sheets, {y.mean():.1%} right")
@@ -204,6 +211,12 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False) 
           f"log-loss {-(y * np.log(q) + (1 - y) * np.log(1 - q)).mean():.4f}")
     print(f"  review below {chosen}: flags {flagged.mean():.1%} (raw {budget:.1%}), "
           f"silent errors {(~flagged & (y == 0)).mean():.2%} (raw {(~flags & (y == 0)).mean():.2%})")
+    for share in (0.05, 0.10, 0.20):
+        k = int(round(share * len(y)))
+        for name, score in (("raw", np.exp(x[:, 0]) - EPS), ("calibrated", p)):
+            order = np.argsort(score, kind="stable")
+            left = (y[order[k:]] == 0).sum() / len(y)
+            print(f"  checking the least sure {share:.0%} ({name}): {left:.2%} left wrong")
     if dry_run:
         return
     path, manifest = manifest, json.loads(manifest.read_text(encoding="utf-8"))
@@ -233,8 +246,9 @@ def main() -> None:
     ap.add_argument("--manifest", type=Path, default=MODELS / f"{MODEL_NAME}.json")
     ap.add_argument("--scoresheet", help="the scoresheet binary (default: cargo run --release)")
     ap.add_argument("--dry-run", action="store_true", help="print the fit, write nothing")
+    ap.add_argument("--keep", type=Path, help="keep the uncalibrated reports in this folder")
     a = ap.parse_args()
-    calibrate(a.manifest, a.scoresheet, a.dry_run)
+    calibrate(a.manifest, a.scoresheet, a.dry_run, a.keep)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ impl ModelArgs {
             one_pass: self.one_pass,
             prior_scale: self.prior_scale,
             review_below: self.review_below.map(|p| p.clamp(0.0, 1.0)),
+            review_budget: None,
         }
     }
 }

@@ -440,6 +440,9 @@ fn fix_report(
     new.producer.model = model_name;
     new.producer.settings = Some(settings);
     new.corrections = corrections;
+    if let Some(game) = report.game.clone() {
+        new.set_game(game);
+    }
     let changed = new
         .moves
         .iter()

@@ -12,8 +12,11 @@ use rayon::prelude::*;
 
 use scoresheet::model::CellModel;
 use scoresheet::notation::Variant;
+use scoresheet::pairings::{Lookup, Pairings, Trf};
 use scoresheet::pipeline::{Pipeline, SheetError, SheetOptions, cell_index};
-use scoresheet::report::{Correction, PgnTags, Producer, SheetReport, to_pgn, write_atomic};
+use scoresheet::report::{
+    Correction, PgnTags, Producer, SheetReport, flag_least_sure, to_pgn, write_atomic,
+};
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Input, Job};
@@ -37,6 +40,27 @@ pub struct ReadArgs {
     /// Also write OUTDIR/review.html (needs -o).
     #[arg(long, requires = "out")]
     pub review: bool,
+    /// Flag the least sure P % of the batch's moves for review, and no others
+    /// (instead of a confidence threshold); the files are written once the whole
+    /// batch is read.
+    #[arg(long, value_name = "P", conflicts_with = "review_below")]
+    pub review_budget: Option<f32>,
+    /// The tournament's pairings (CSV, .xlsx or .ods with a header row): PGN headers
+    /// for every sheet whose file name (r3b12, 3-12) or the sheet map names its game.
+    #[arg(long, value_name = "FILE")]
+    pub pairings: Option<PathBuf>,
+    /// The round of a pairing table that has no round column.
+    #[arg(long, value_name = "N")]
+    pub round: Option<u32>,
+    /// FIDE Tournament Report File (TRF-16): ratings, FIDE ids and results by player.
+    #[arg(long, value_name = "FILE.trf")]
+    pub players: Option<PathBuf>,
+    /// A table `file,round,board` naming the game of sheets whose names do not.
+    #[arg(long, value_name = "FILE")]
+    pub sheet_map: Option<PathBuf>,
+    /// Also write every game of the batch into one PGN file, in round and board order.
+    #[arg(long, value_name = "FILE")]
+    pub pgn_out: Option<PathBuf>,
     /// What the sheets record: chess (legal games) or das (the 10×10 variant, read by
     /// its notation only, without its rules).
     #[arg(long, default_value = "chess")]
@@ -54,7 +78,18 @@ struct Outcome {
     sheets: usize,
     errors: Vec<String>,
     notes: Vec<String>,
+    /// Reports held back until the whole batch is read (a review budget), with
+    /// their output stems.
+    held: Vec<(String, SheetReport)>,
+    /// Round and board each report claims, with its source (pairings given).
+    claims: Vec<((u32, u32), String)>,
+    /// Each game's PGN with its place in the round file (`--pgn-out`).
+    round_pgn: Vec<(RoundKey, String)>,
 }
+
+/// Where a game goes in the round file: by round and board, games that name none
+/// last, then by source.
+type RoundKey = (u32, u32, String);
 
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -87,20 +122,39 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let pipeline = Pipeline::new(params);
     let bar = progress(todo.len(), args.model.quiet);
     let threads = workers(jobs)?;
+    let budget = args.review_budget;
+    if budget.is_some_and(|p| !(0.0..=100.0).contains(&p)) {
+        diag("--review-budget: give a share of the moves in % (0 to 100)");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let pairings = match load_pairings(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            diag(format!("{e:#}"));
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let mut settings = args.model.read_settings();
+    settings.review_budget = budget;
     let producer = Producer {
         tool: format!("scoresheet {}", env!("CARGO_PKG_VERSION")),
         model: model_name,
-        settings: Some(args.model.read_settings()),
+        settings: Some(settings),
     };
     let outcomes: Vec<Outcome> = threads.install(|| {
         todo.par_iter()
             .map(|job| {
                 let out = args.out.as_deref();
+                let target = Batch {
+                    out,
+                    producer: &producer,
+                    hold: budget.is_some(),
+                    pairings: pairings.as_ref(),
+                    round_file: args.pgn_out.is_some(),
+                };
                 let o = pool.with(|m| match job {
-                    Job::One(input) => read_one(input, &pipeline, m, out, &producer),
-                    Job::Pair(inputs, stem) => {
-                        read_pair(inputs, stem, &pipeline, m, out, &producer)
-                    }
+                    Job::One(input) => read_one(input, &pipeline, m, &target),
+                    Job::Pair(inputs, stem) => read_pair(inputs, stem, &pipeline, m, &target),
                 });
                 for e in &o.errors {
                     bar.suspend(|| diag(e));
@@ -114,6 +168,34 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             .collect()
     });
     bar.finish_and_clear();
+    let mut outcomes = outcomes;
+    if let Some(percent) = budget {
+        release_held(
+            &mut outcomes,
+            percent,
+            args.out.as_deref(),
+            args.pgn_out.is_some(),
+        );
+    }
+    warn_double_claims(&outcomes);
+    let mut write_failed = 0;
+    if let Some(file) = &args.pgn_out {
+        let mut games: Vec<&(RoundKey, String)> =
+            outcomes.iter().flat_map(|o| &o.round_pgn).collect();
+        games.sort_by(|a, b| a.0.cmp(&b.0));
+        let text: String = games
+            .iter()
+            .map(|g| g.1.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        match write_atomic(file, text.as_bytes()) {
+            Ok(()) => diag(format!("{} games in {}", games.len(), file.display())),
+            Err(e) => {
+                diag(e.to_string());
+                write_failed = 1;
+            }
+        }
+    }
 
     if args.out.is_none() {
         let stdout = std::io::stdout();
@@ -125,7 +207,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
         }
         lock.flush()?;
     }
-    let mut failed = outcomes.iter().filter(|o| !o.errors.is_empty()).count() + missing.len();
+    let mut failed =
+        outcomes.iter().filter(|o| !o.errors.is_empty()).count() + missing.len() + write_failed;
     if let (true, Some(dir)) = (args.review, &args.out) {
         match super::review::write_review(dir, None) {
             Ok((path, left_out)) => {
@@ -194,15 +277,10 @@ fn corrections_for(
     }
 }
 
-/// Stamps, counts and writes (or collects) one finished report.
+/// Stamps and counts one finished report, then writes (or collects) it, or holds it
+/// back for the batch's review budget.
 fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>, t: &Target) {
-    let Target {
-        stem,
-        out,
-        producer,
-        ..
-    } = *t;
-    report.producer = producer.clone();
+    report.producer = t.batch.producer.clone();
     if !corrections.is_empty() {
         o.notes.push(format!(
             "{}: kept {} human correction{}",
@@ -212,10 +290,95 @@ fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>
         ));
     }
     report.corrections = corrections;
-    let pgn = to_pgn(&report, &PgnTags::default(), &producer.tool);
+    if let Some(p) = t.batch.pairings {
+        let source = report.source.clone();
+        match p.game_for(&[t.stem, &source]) {
+            Lookup::Found(game) => {
+                if let (Some(r), Some(b)) = (game.round.as_deref().and_then(|r| r.parse().ok()), game.board) {
+                    o.claims.push(((r, b), source.clone()));
+                }
+                report.set_game(game);
+            }
+            Lookup::Unnamed => o.notes.push(format!(
+                "{source}: warning: neither the file name (r3b12, 3-12) nor the sheet map names its round and board; headers left unknown"
+            )),
+            Lookup::NoPairing { round, board, game } => {
+                o.notes.push(format!(
+                    "{source}: warning: round {round} board {board} is not in the pairings; players and result left unknown"
+                ));
+                o.claims.push(((round, board), source.clone()));
+                report.set_game(game);
+            }
+        }
+    }
+    o.sheets += 1;
+    if t.batch.hold {
+        o.held.push((t.stem.to_string(), report));
+    } else {
+        emit(o, &report, t.stem, t.batch.out, t.batch.round_file);
+    }
+}
+
+/// Reads the pairing options (none given: `None`).
+fn load_pairings(args: &ReadArgs) -> anyhow::Result<Option<Pairings>> {
+    if args.pairings.is_none() && args.players.is_none() && args.sheet_map.is_none() {
+        if args.round.is_some() {
+            anyhow::bail!("--round needs --pairings");
+        }
+        return Ok(None);
+    }
+    let mut p = Pairings::default();
+    if let Some(file) = &args.pairings {
+        p.games = Pairings::load_table(file, args.round)?;
+        if p.games.is_empty() {
+            anyhow::bail!("{}: no games in the pairing table", file.display());
+        }
+    }
+    if let Some(file) = &args.players {
+        p.players = Some(Trf::load(file)?);
+    }
+    if let Some(file) = &args.sheet_map {
+        p.map = Pairings::load_map(file)?;
+    }
+    Ok(Some(p))
+}
+
+/// Warns of two reports that claim one round and board (the two copies of one game
+/// read apart: `--pairs` combines them).
+fn warn_double_claims(outcomes: &[Outcome]) {
+    let mut by_game: BTreeMap<(u32, u32), Vec<&str>> = BTreeMap::new();
+    for o in outcomes {
+        for (game, source) in &o.claims {
+            by_game.entry(*game).or_default().push(source);
+        }
+    }
+    for ((round, board), sources) in by_game {
+        if sources.len() > 1 {
+            diag(format!(
+                "warning: {} sheets claim round {round} board {board}: {} (two copies of one game? --pairs reads them as one)",
+                sources.len(),
+                sources.join(", ")
+            ));
+        }
+    }
+}
+
+/// Counts and writes (or collects) one report; with `round_file`, keeps its PGN for
+/// the round file.
+fn emit(o: &mut Outcome, report: &SheetReport, stem: &str, out: Option<&Path>, round_file: bool) {
+    let pgn = to_pgn(report, &PgnTags::default(), &report.producer.tool);
     o.plies += report.summary.plies;
     o.flagged += report.summary.flagged;
-    o.sheets += 1;
+    if round_file {
+        let game = report.game.as_ref();
+        let round = game
+            .and_then(|g| g.round.as_deref())
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(u32::MAX);
+        let board = game.and_then(|g| g.board).unwrap_or(u32::MAX);
+        o.round_pgn
+            .push(((round, board, report.source.clone()), pgn.clone()));
+    }
     match out {
         Some(dir) => {
             let written =
@@ -233,6 +396,30 @@ fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>
     }
 }
 
+/// Flags the least sure `percent` % of the held reports' moves, records the threshold
+/// that came to (so that `fix` re-reads a sheet with it), and writes them.
+fn release_held(outcomes: &mut [Outcome], percent: f32, out: Option<&Path>, round_file: bool) {
+    let mut held: Vec<Vec<(String, SheetReport)>> = outcomes
+        .iter_mut()
+        .map(|o| std::mem::take(&mut o.held))
+        .collect();
+    let mut reports: Vec<SheetReport> = held
+        .iter_mut()
+        .flat_map(|h| h.iter_mut().map(|(_, r)| std::mem::take(r)))
+        .collect();
+    let threshold = flag_least_sure(&mut reports, percent);
+    let mut reports = reports.into_iter();
+    for (o, h) in outcomes.iter_mut().zip(held) {
+        for (stem, _) in h {
+            let mut report = reports.next().expect("one report per held stem");
+            if let Some(s) = report.producer.settings.as_mut() {
+                s.review_below = Some(threshold.unwrap_or(1.0));
+            }
+            emit(o, &report, &stem, out, round_file);
+        }
+    }
+}
+
 fn new_outcome() -> Outcome {
     Outcome {
         pgn: Vec::new(),
@@ -241,6 +428,9 @@ fn new_outcome() -> Outcome {
         sheets: 0,
         errors: Vec::new(),
         notes: Vec::new(),
+        held: Vec::new(),
+        claims: Vec::new(),
+        round_pgn: Vec::new(),
     }
 }
 
@@ -248,8 +438,7 @@ fn read_one(
     input: &Input,
     pipeline: &Pipeline,
     model: &mut dyn CellModel,
-    out: Option<&Path>,
-    producer: &Producer,
+    batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
     let pages = match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
@@ -269,8 +458,7 @@ fn read_one(
         let target = Target {
             stem: &stem,
             what: &what,
-            out,
-            producer,
+            batch,
         };
         read_corrected(&mut o, &target, |options| {
             pipeline
@@ -281,13 +469,24 @@ fn read_one(
     o
 }
 
-/// Where one report goes: its output stem, the name used in messages, and the
-/// producer it is stamped with.
+/// Where the batch's reports go: the output folder (none: PGN on stdout), the
+/// producer they are stamped with, and whether they are held back until the whole
+/// batch is read (a review budget).
+struct Batch<'a> {
+    out: Option<&'a Path>,
+    producer: &'a Producer,
+    hold: bool,
+    /// The tournament's pairings, when given.
+    pairings: Option<&'a Pairings>,
+    /// Each game's PGN is kept for the round file.
+    round_file: bool,
+}
+
+/// Where one report goes: its output stem and the name used in messages.
 struct Target<'a> {
     stem: &'a str,
     what: &'a str,
-    out: Option<&'a Path>,
-    producer: &'a Producer,
+    batch: &'a Batch<'a>,
 }
 
 /// Reads one report with the human corrections its earlier report holds (honoured
@@ -298,7 +497,7 @@ fn read_corrected(
     t: &Target,
     read: impl FnOnce(&SheetOptions) -> Result<SheetReport, SheetError>,
 ) {
-    let (corrections, header_rows) = match corrections_for(t.out, t.stem) {
+    let (corrections, header_rows) = match corrections_for(t.batch.out, t.stem) {
         Ok(c) => c,
         Err(e) => {
             o.errors.push(format!("{}: {e:#}; not overwritten", t.what));
@@ -321,8 +520,7 @@ fn read_pair(
     stem: &str,
     pipeline: &Pipeline,
     model: &mut dyn CellModel,
-    out: Option<&Path>,
-    producer: &Producer,
+    batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
     let mut pages = Vec::with_capacity(2);
@@ -338,8 +536,7 @@ fn read_pair(
     let target = Target {
         stem,
         what: stem,
-        out,
-        producer,
+        batch,
     };
     read_corrected(&mut o, &target, |options| {
         pipeline

@@ -98,6 +98,7 @@ impl Search<'_> {
             parent: u32::MAX,
             step: u32::MAX,
             node: Node::Root,
+            score: 0.0,
         }];
         let mut beam = vec![Hyp::root()];
         let mut steps = Vec::with_capacity(end);
@@ -132,6 +133,7 @@ impl Search<'_> {
                 seen: HashSet::with_capacity_and_hasher(2 * width, FxBuild::default()),
                 step: i as u32,
                 sets: &sets,
+                score: 0.0,
             };
             let mut next: Vec<Hyp> = Vec::with_capacity(width);
             let mut taken = vec![false; cands.len()];
@@ -182,6 +184,7 @@ impl Search<'_> {
                     parent: best_hist,
                     step: end as u32,
                     node: Node::Resolve { target, mv, share },
+                    score: best.score,
                 });
                 best_hist = hist.len() as u32 - 1;
             }

@@ -8,9 +8,9 @@ use shakmaty::{Chess, Move, Position, san::SanPlus};
 
 use super::beam::Trace;
 use super::calibration::{self, Calibration};
-use super::ctc::FxBuild;
 use super::evidence::{Evidence, Workspace};
-use super::state::{Act, Hist, Node};
+use super::posterior::SheetPosterior;
+use super::state::Node;
 use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
 use crate::model::Alphabet;
 use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
@@ -19,67 +19,6 @@ use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
 const MIN_ALTERNATIVE: f32 = 0.005;
 /// At most this many alternatives per entry.
 const MAX_ALTERNATIVES: usize = 3;
-
-/// The move cell `i` records in the line that a candidate recorded at step `j`
-/// (`j >= i`) extends (`None`: no move, or a move not yet known there).
-fn decision_at(hist: &[Hist], act: Act, parent_hist: u32, j: usize, i: usize) -> Option<Move> {
-    if j == i {
-        return act.cell_move();
-    }
-    let mut node = parent_hist;
-    while node != 0 {
-        let h = hist[node as usize];
-        if (h.step as usize) < i {
-            return None;
-        }
-        if h.step as usize == i
-            && let Node::Entry { mv, .. } = h.node
-        {
-            return mv;
-        }
-        node = h.parent;
-    }
-    None
-}
-
-/// Posterior of the move `chosen` at cell `i`, and the runner-up moves,
-/// from the candidates recorded `lookahead` steps later.
-fn posterior(
-    trace: &Trace,
-    i: usize,
-    chosen: Option<Move>,
-    lookahead: usize,
-) -> (f32, Vec<(Move, f32)>) {
-    let j = (i + lookahead).min(trace.steps.len() - 1);
-    let recorded = &trace.steps[j];
-    let Some(top) = recorded.first().map(|r| r.score) else {
-        return (1.0, Vec::new());
-    };
-    let mut mass: HashMap<Option<Move>, f64, FxBuild> = HashMap::default();
-    let mut total = 0.0f64;
-    for r in recorded {
-        let w = (r.score - top).exp();
-        total += w;
-        *mass
-            .entry(decision_at(&trace.hist, r.act, r.parent_hist, j, i))
-            .or_default() += w;
-    }
-    let confidence = (mass.get(&chosen).copied().unwrap_or(0.0) / total) as f32;
-    let mut others: Vec<(Move, f32)> = mass
-        .into_iter()
-        .filter_map(|(k, w)| {
-            k.filter(|m| Some(*m) != chosen)
-                .map(|m| (m, (w / total) as f32))
-        })
-        .filter(|(_, c)| *c >= MIN_ALTERNATIVE)
-        .collect();
-    others.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
-            .then_with(|| a.0.to_string().cmp(&b.0.to_string()))
-    });
-    others.truncate(MAX_ALTERNATIVES);
-    (confidence.clamp(0.0, 1.0), others)
-}
 
 /// SAN of `m` in `pos` when legal there, else its long algebraic form.
 fn name(pos: &Chess, m: Move) -> String {
@@ -178,7 +117,9 @@ fn needs_review(kind: EntryKind, confidence: f32, shown: bool, below: f32) -> bo
 }
 
 /// Replaces the beam's shares by calibrated confidences (locked entries aside) and
-/// flags again with them.
+/// flags again with them. The alternatives share what the chosen move leaves, in the
+/// proportions of their posterior shares, and none is put above the chosen move: one
+/// scale for the move and its alternatives.
 fn calibrate(entries: &mut [Entry], same_reading: &[bool], cal: &Calibration, below: f32) {
     let doubts: Vec<f32> = entries
         .iter()
@@ -197,7 +138,26 @@ fn calibrate(entries: &mut [Entry], same_reading: &[bool], cal: &Calibration, be
         let shown = e.written.is_some();
         e.confidence = cal.apply(e.confidence, shown, same, e.cell_p, sheet);
         e.review = needs_review(e.kind, e.confidence, shown, below);
+        rescale_alternatives(&mut e.alternatives, e.share, e.confidence);
     }
+}
+
+/// Maps alternatives' posterior shares (beside the chosen move's `share`) onto the
+/// scale of the chosen move's calibrated `confidence`: together they take what it
+/// leaves, `1 - confidence`, in their own proportions, each at most `confidence`;
+/// those that fall below [`MIN_ALTERNATIVE`] are dropped.
+fn rescale_alternatives(alternatives: &mut Vec<Alternative>, share: f32, confidence: f32) {
+    let rest = (1.0 - share).max(0.0);
+    let room = (1.0 - confidence).max(0.0);
+    for a in alternatives.iter_mut() {
+        let scaled = if rest > 0.0 {
+            a.confidence / rest * room
+        } else {
+            0.0
+        };
+        a.confidence = scaled.min(confidence).min(room);
+    }
+    alternatives.retain(|a| a.confidence >= MIN_ALTERNATIVE);
 }
 
 pub(crate) fn explain(
@@ -225,6 +185,7 @@ pub(crate) fn explain(
         })
         .collect();
 
+    let sheet_posterior = SheetPosterior::new(trace);
     let mut pos = Chess::default();
     let mut moves = Vec::new();
     let mut entries = Vec::with_capacity(path.len());
@@ -253,7 +214,7 @@ pub(crate) fn explain(
                 .expect("every unknown move on the best line is settled");
             (Some(m), share, Vec::new())
         } else {
-            let (c, o) = posterior(trace, step, mv, params.lookahead);
+            let (c, o) = sheet_posterior.at(step, mv, MIN_ALTERNATIVE, MAX_ALTERNATIVES);
             (mv, c, o)
         };
         let ev = &evidence[step];
@@ -276,8 +237,11 @@ pub(crate) fn explain(
         } else {
             ev.read(n)
         };
+        let mut others = others;
         if kind == EntryKind::Locked {
+            // A human's move is certain: no other move keeps any probability.
             confidence = 1.0;
+            others.clear();
         }
         let cell_p = match (kind, mv) {
             (EntryKind::Read | EntryKind::Locked, Some(_)) => {

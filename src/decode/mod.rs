@@ -36,6 +36,7 @@ mod evidence;
 mod expand;
 mod explain;
 mod plausible;
+mod posterior;
 pub mod prior;
 pub mod simulate;
 mod state;
@@ -154,9 +155,6 @@ pub struct DecodeParams {
     /// sheets (0 / 0.5 / 1 / 2: Russian cells right 98.14 / 98.27 / 98.36 / 98.34%,
     /// Polish 97.65 / 97.67 / 97.67 / 97.65%).
     pub long_style: f32,
-    /// Confidence of a cell is measured this many cells later, so that the cells
-    /// right after it have their say.
-    pub lookahead: usize,
     /// Cells fixed by a human: cell index -> English SAN. The decoder plays exactly
     /// that move there and re-decodes everything around it.
     pub locked: BTreeMap<usize, String>,
@@ -204,7 +202,6 @@ impl Default for DecodeParams {
             written_floor: 3.5,
             form_penalty: 1.0,
             long_style: 1.0,
-            lookahead: 1,
             locked: BTreeMap::new(),
             prior: None,
             auto_beam_width: 8,
@@ -241,7 +238,6 @@ impl fmt::Debug for DecodeParams {
             .field("written_floor", &self.written_floor)
             .field("form_penalty", &self.form_penalty)
             .field("long_style", &self.long_style)
-            .field("lookahead", &self.lookahead)
             .field("locked", &self.locked)
             .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
             .field("auto_beam_width", &self.auto_beam_width)

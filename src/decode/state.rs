@@ -48,6 +48,8 @@ pub(crate) struct Hist {
     /// Cell index this node was made at (`u32::MAX` for the root).
     pub step: u32,
     pub node: Node,
+    /// Score of the line (the candidate that made this node) at that cell.
+    pub score: f64,
 }
 
 /// What a candidate does at a cell.
@@ -237,6 +239,8 @@ pub(crate) struct Builder<'a> {
     pub step: u32,
     /// Candidate sets of this cell's `Replace` and `Assume` candidates.
     pub sets: &'a [Vec<(Move, f32)>],
+    /// Score of the candidate being played (its nodes record it).
+    pub score: f64,
 }
 
 impl Builder<'_> {
@@ -245,6 +249,7 @@ impl Builder<'_> {
             parent,
             step: self.step,
             node,
+            score: self.score,
         });
         self.hist.len() as u32 - 1
     }
@@ -338,6 +343,7 @@ impl Builder<'_> {
     /// Plays candidate `c` from `parent`: the new beam entry, unless its position is
     /// already in the new beam.
     pub fn materialize(&mut self, c: &Cand, parent: &Hyp) -> Option<Hyp> {
+        self.score = c.score;
         let mut h = parent.hist;
         let mut pending = parent.pending.clone();
         let mut last = parent.last;

@@ -3,14 +3,17 @@
 //! [`SheetReport`] is the JSON contract of `DESIGN.md` (`<stem>.json`): others script
 //! against its field names, so fields are only ever added, never renamed.
 
+mod budget;
 mod pgn;
 mod review;
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use budget::flag_least_sure;
 pub use pgn::{PgnTags, to_pgn};
 pub use review::{MATCH_MARKS, ReviewSheet, match_key, review_html};
 
@@ -49,6 +52,60 @@ pub struct SheetReport {
     /// Human corrections: never overwritten by a later run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<Correction>,
+    /// The game the sheet records, from the tournament's pairings (`read
+    /// --pairings`, `--players`, `--sheet-map`); absent without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameInfo>,
+}
+
+/// The game a sheet records: the PGN headers a federation publishes, and where each
+/// came from (`from`: field -> `pairings`, `players`, `file name`, `sheet map`,
+/// `mate`, `human`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct GameInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_elo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_elo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_fide_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_fide_id: Option<String>,
+    /// The result the pairings (or the players file) give, in PGN form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// Set when the pairings' result and the game as read disagree (a mate on the
+    /// sheet against another result): both values, for a human to settle. The
+    /// report's `result` keeps the mate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_review: Option<String>,
+    #[serde(default)]
+    pub from: BTreeMap<String, String>,
+}
+
+impl GameInfo {
+    /// The PGN `Round` tag: `round.board` (`3.12`), the round alone, or `?`.
+    pub fn round_tag(&self) -> String {
+        match (&self.round, self.board) {
+            (Some(r), Some(b)) => format!("{r}.{b}"),
+            (Some(r), None) => r.clone(),
+            _ => "?".into(),
+        }
+    }
 }
 
 fn unknown_result() -> String {
@@ -158,9 +215,14 @@ pub struct ReadSettings {
     /// Weight of the move prior given by hand (0: none); absent: the prior's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior_scale: Option<f32>,
-    /// Review threshold given by hand; absent: the model's calibrated one.
+    /// Review threshold given by hand; absent: the model's calibrated one. With a
+    /// review budget, the threshold that budget came to over the batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_below: Option<f32>,
+    /// Review budget given by hand: the share of the batch's moves flagged, in %
+    /// (the least sure ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_budget: Option<f32>,
 }
 
 impl Default for ReadSettings {
@@ -171,6 +233,7 @@ impl Default for ReadSettings {
             one_pass: false,
             prior_scale: None,
             review_below: None,
+            review_budget: None,
         }
     }
 }
@@ -229,6 +292,40 @@ impl SheetReport {
         } else {
             self.copies.iter().map(|c| c.page.header_rows).collect()
         }
+    }
+
+    /// Sets the game the sheet records, and the report's result from it: a mate in
+    /// the game as read wins over the pairings' result, and a disagreement between the
+    /// two is kept in `game.result_review` for a human; without a mate, the pairings'
+    /// result stands. `result` and the movetext's termination marker then agree.
+    pub fn set_game(&mut self, mut game: GameInfo) {
+        let mate = matches!(self.result.as_str(), "1-0" | "0-1");
+        // (A game set again, by `fix`, may say `mate` already.)
+        let source = game
+            .from
+            .get("result")
+            .filter(|s| *s != "mate")
+            .cloned()
+            .unwrap_or_else(|| "pairings".into());
+        game.result_review = None;
+        match (&game.result, mate) {
+            (Some(r), true) if *r != self.result => {
+                game.result_review = Some(format!(
+                    "the game as read ends in mate ({}); the {source} say {r}",
+                    self.result
+                ));
+                game.from.insert("result".into(), "mate".into());
+            }
+            (_, true) => {
+                game.from.insert("result".into(), "mate".into());
+            }
+            (Some(r), false) => {
+                self.result = r.clone();
+                game.from.insert("result".into(), source);
+            }
+            (None, false) => {}
+        }
+        self.game = Some(game);
     }
 
     /// Recomputes [`SheetReport::summary`] from the moves.

@@ -33,23 +33,70 @@ fn comment_text(s: &str) -> String {
     s.replace('{', "(").replace('}', ")")
 }
 
+/// A date as tables write it (`2026-10-03`, `2026/10/03`, `03.10.2026`) in PGN's
+/// `YYYY.MM.DD`; a text of another shape is kept as it is.
+fn pgn_date(text: &str) -> String {
+    let parts: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let [a, b, c] = parts[..] else {
+        return text.to_string();
+    };
+    let (y, m, d) = match (a.len(), c.len()) {
+        (4, 1..=2) => (a, b, c),
+        (1..=2, 4) => (c, b, a),
+        _ => return text.to_string(),
+    };
+    if b.len() > 2 {
+        return text.to_string();
+    }
+    format!("{y}.{m:0>2}.{d:0>2}")
+}
+
 /// Renders the report as one PGN game (ends with a blank line). A Das report
 /// (notation `das`) gets `[Variant "Das"]` and its moves as written.
 pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
     let mut out = String::new();
+    let game = report.game.clone().unwrap_or_default();
+    let or = |from_game: &Option<String>, given: &str| {
+        from_game.clone().unwrap_or_else(|| given.to_string())
+    };
+    let round = if game.round.is_some() {
+        game.round_tag()
+    } else {
+        tags.round.clone()
+    };
     let header = [
-        ("Event", tags.event.as_str()),
-        ("Site", tags.site.as_str()),
-        ("Date", tags.date.as_str()),
-        ("Round", tags.round.as_str()),
-        ("White", tags.white.as_str()),
-        ("Black", tags.black.as_str()),
-        ("Result", report.result.as_str()),
-        ("Annotator", tool),
-        ("Source", report.source.as_str()),
+        ("Event", or(&game.event, &tags.event)),
+        ("Site", or(&game.site, &tags.site)),
+        (
+            "Date",
+            game.date
+                .as_deref()
+                .map_or_else(|| tags.date.clone(), pgn_date),
+        ),
+        ("Round", round),
+        ("White", or(&game.white, &tags.white)),
+        ("Black", or(&game.black, &tags.black)),
+        ("Result", report.result.clone()),
+        ("Annotator", tool.to_string()),
+        ("Source", report.source.clone()),
     ];
     for (k, v) in header {
-        out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
+        out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(&v)));
+    }
+    let extra = [
+        ("Board", game.board.map(|b| b.to_string())),
+        ("WhiteElo", game.white_elo.clone()),
+        ("BlackElo", game.black_elo.clone()),
+        ("WhiteFideId", game.white_fide_id.clone()),
+        ("BlackFideId", game.black_fide_id.clone()),
+    ];
+    for (k, v) in extra {
+        if let Some(v) = v {
+            out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(&v)));
+        }
     }
     if !report.notation.is_empty() {
         out.push_str(&format!(
@@ -228,5 +275,60 @@ mod tests {
         };
         let pgn = to_pgn(&report, &PgnTags::default(), "t");
         assert!(pgn.contains("} 1... d5 *"), "{pgn}");
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+    use crate::report::GameInfo;
+
+    #[test]
+    fn the_game_fills_the_headers_and_dates_take_pgn_form() {
+        assert_eq!(pgn_date("2026-10-03"), "2026.10.03");
+        assert_eq!(pgn_date("3.10.2026"), "2026.10.03");
+        assert_eq!(pgn_date("autumn"), "autumn");
+        let mut report = SheetReport {
+            result: "*".into(),
+            ..SheetReport::default()
+        };
+        report.set_game(GameInfo {
+            round: Some("3".into()),
+            board: Some(12),
+            white: Some("Müller, Anna".into()),
+            black: Some("Kowalski, \"Jan\"".into()),
+            white_elo: Some("2101".into()),
+            date: Some("2026-10-03".into()),
+            result: Some("0-1".into()),
+            ..GameInfo::default()
+        });
+        let pgn = to_pgn(&report, &PgnTags::default(), "scoresheet");
+        for tag in [
+            "[Round \"3.12\"]",
+            "[White \"Müller, Anna\"]",
+            "[Black \"Kowalski, \\\"Jan\\\"\"]",
+            "[Date \"2026.10.03\"]",
+            "[Result \"0-1\"]",
+            "[Board \"12\"]",
+            "[WhiteElo \"2101\"]",
+            "[Event \"?\"]",
+        ] {
+            assert!(pgn.contains(tag), "{tag} in {pgn}");
+        }
+        assert!(!pgn.contains("BlackElo"));
+        assert!(pgn.trim_end().ends_with("0-1"), "{pgn}");
+        // A mate on the sheet wins over the pairings, and the two are kept for review.
+        let mut mated = SheetReport {
+            result: "1-0".into(),
+            ..SheetReport::default()
+        };
+        mated.set_game(GameInfo {
+            result: Some("0-1".into()),
+            ..GameInfo::default()
+        });
+        assert_eq!(mated.result, "1-0");
+        let game = mated.game.unwrap();
+        assert!(game.result_review.unwrap().contains("0-1"));
+        assert_eq!(game.from["result"], "mate");
     }
 }
