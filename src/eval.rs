@@ -70,24 +70,7 @@ pub fn read_labels(path: &Path) -> Result<BTreeMap<String, Labels>, TruthError> 
     Ok(out)
 }
 
-/// The comparable core of a written move: glyph classes (look-alikes folded),
-/// decorations (`+ # ! ?`, the separators `x : -` between origin and destination,
-/// the draw offer `(=)`, spaces, `=`) removed, castling zeros read as `O` (`O-O` is
-/// `OO`, `O-O-O` is `OOO`).
-pub fn normalise(text: &str) -> String {
-    crate::glyph::canonical_str(text)
-        .chars()
-        .filter(|c| {
-            !matches!(
-                c,
-                '+' | '#' | 'x' | ':' | '-' | '!' | '?' | '=' | 'X' | '(' | ')'
-            )
-        })
-        .map(|c| if c == '0' { 'O' } else { c })
-        .collect::<String>()
-        .replace("e.p.", "")
-        .replace("ep", "")
-}
+pub use crate::vocab::normalise;
 
 /// Normalised SAN for ply comparison (check marks dropped).
 fn san_core(s: &str) -> &str {

@@ -15,4 +15,7 @@ pub mod notation;
 pub mod page;
 pub mod pairings;
 pub mod pipeline;
+pub(crate) mod raster;
 pub mod report;
+pub(crate) mod ruling;
+pub mod vocab;

@@ -11,7 +11,7 @@
 //! reader is right" by [`Adaptation::prior`] pseudo-readings per class, so that one or
 //! two odd cells change little.
 
-use crate::model::{Alphabet, CellScores};
+use crate::vocab::{Alphabet, CellScores};
 
 use super::{DecodedSheet, EntryKind};
 

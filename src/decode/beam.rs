@@ -11,8 +11,8 @@ use super::evidence::{Evidence, Workspace};
 use super::explain::explain;
 use super::state::{Builder, Cand, Hist, Hyp, Node, Recorded, WINDOW, act_key};
 use super::{DecodeParams, DecodedSheet, GameStatus};
-use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
+use crate::vocab::{Alphabet, CellScores};
 
 /// Everything a search leaves for [`explain`].
 pub(crate) struct Trace {

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::model::{Alphabet, CellScores};
+use crate::vocab::{Alphabet, CellScores};
 
 /// Default of [`CellScorer::new`]'s `floor`.
 pub const DEFAULT_FLOOR: f32 = 6.0;

@@ -19,8 +19,8 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::EntryKind;
-use crate::model::{Alphabet, CellScores};
 use crate::notation::das::{DasAutomaton, parse_das_move};
+use crate::vocab::{Alphabet, CellScores};
 
 /// How Das cells are read and when a human is asked to look.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,8 +12,8 @@ use super::ctc::{
     CellScorer, ClassProbs, ClassTable, FxBuild, FxHasher, MIN_SCORE, Trie, to_score,
 };
 use super::prior::gives_check;
-use crate::model::{Alphabet, CellScores};
 use crate::notation::{MoveShape, Notation, Script, TAKEN, for_each_body, transliterate};
+use crate::vocab::{Alphabet, CellScores};
 
 /// Differences below this (nats) between a move's scores with and without check
 /// marks are ignored, so the check state is only worked out when the cell shows one.

@@ -7,13 +7,13 @@ use std::collections::HashMap;
 use shakmaty::{Chess, Move, Position, san::SanPlus};
 
 use super::beam::Trace;
-use super::calibration::{self, Calibration};
 use super::evidence::{Evidence, Workspace};
 use super::posterior::SheetPosterior;
 use super::state::Node;
 use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
-use crate::model::Alphabet;
 use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
+use crate::vocab::Alphabet;
+use crate::vocab::calibration::{self, Calibration};
 
 /// Alternatives below this confidence are not listed.
 const MIN_ALTERNATIVE: f32 = 0.005;

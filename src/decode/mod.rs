@@ -29,7 +29,6 @@
 
 pub mod adapt;
 mod beam;
-mod calibration;
 mod ctc;
 mod das;
 mod evidence;
@@ -47,11 +46,11 @@ use std::sync::Arc;
 
 use shakmaty::{Chess, Color, Move};
 
-use crate::model::{Alphabet, CellScores};
 use crate::notation::Notation;
+use crate::vocab::{Alphabet, CellScores};
 
+pub use crate::vocab::Calibration;
 pub use adapt::Adaptation;
-pub use calibration::Calibration;
 pub use ctc::{CellScorer, MIN_SCORE, Trie};
 pub use das::{DasDecoder, DasEntry, DasParams, DasReading, DasSheet};
 pub use prior::FeaturePrior;

@@ -21,8 +21,8 @@ use shakmaty::{Chess, Move, Position, san::SanPlus};
 
 use super::{DecodedSheet, EntryKind};
 use crate::glyph::canonical_str;
-use crate::model::{Alphabet, CellScores};
 use crate::notation::{Habits, Notation, Rng, write_move};
+use crate::vocab::{Alphabet, CellScores};
 
 /// The shipped model's glyphs in class order (index 0 is the CTC blank), for tests
 /// and fakes; the real alphabet comes from the model manifest.

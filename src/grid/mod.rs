@@ -19,19 +19,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod blocks;
-mod lines;
 pub mod overlay;
-mod rows;
-mod strip;
 pub mod synth;
-mod table;
 
 use image::GrayImage;
 use shakmaty::Color;
 
-use crate::page::{Page, raster};
-use table::{AnalysisParams, Table, TableFailure};
+use crate::page::Page;
+use crate::raster;
+use crate::ruling::table::{self, AnalysisParams, Table, TableFailure};
 
 /// Settings of the grid stage.
 #[derive(Clone, Debug)]
@@ -52,8 +48,8 @@ impl Default for GridParams {
     fn default() -> Self {
         GridParams {
             work_width: 1000,
-            min_rows: 8,
-            min_contrast: 10.0,
+            min_rows: crate::ruling::MIN_ROWS,
+            min_contrast: crate::ruling::MIN_CONTRAST,
             margin_x: 0.04,
             margin_y: 0.15,
         }
@@ -153,17 +149,6 @@ fn page_name(page: &Page) -> String {
     } else {
         format!("{} (page {})", page.source.display(), page.index + 1)
     }
-}
-
-/// Evidence that `gray` is upside down, from an upright reading of its table: move
-/// numbers (a ruled number column or a shaded strip) at the right of their blocks
-/// count for, at the left against; `None` when no table is found.
-pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
-    let ap = AnalysisParams {
-        min_contrast: GridParams::default().min_contrast,
-        min_rows: GridParams::default().min_rows,
-    };
-    table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
 }
 
 impl Grid {

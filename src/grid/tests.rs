@@ -2,6 +2,7 @@
 //! footer box, ink, orientation votes, odd pages, no-table errors.
 
 use super::*;
+use crate::ruling::upside_down_votes;
 use image::Luma;
 use std::path::PathBuf;
 

@@ -30,7 +30,7 @@ pub struct Manifest {
     /// How the decoder's confidence maps to the probability that a cell is read
     /// right with this reader; none: confidences are the beam's shares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<crate::decode::Calibration>,
+    pub calibration: Option<crate::vocab::Calibration>,
     /// Validation split and figures recorded by training (kept as raw JSON).
     #[serde(default)]
     pub validation: serde_json::Value,

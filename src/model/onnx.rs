@@ -287,7 +287,7 @@ impl CellModel for OrtModel {
         &self.alphabet
     }
 
-    fn calibration(&self) -> Option<&crate::decode::Calibration> {
+    fn calibration(&self) -> Option<&crate::vocab::Calibration> {
         self.manifest.calibration.as_ref()
     }
 

@@ -1,7 +1,7 @@
 //! Dark-pixel mask -> skew angle of the page's horizontal ruling, by maximising the
 //! sharpness of the horizontal projection profile over candidate angles.
 
-use super::raster::Mask;
+use crate::raster::Mask;
 
 /// Angle in degrees (positive: lines descend to the right, y pointing down) that makes
 /// the row-projection profile of `mask` sharpest, searched over `[-max_deg, max_deg]`

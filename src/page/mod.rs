@@ -12,7 +12,7 @@
 
 mod decode;
 mod deskew;
-pub(crate) mod raster;
+use crate::raster;
 
 use std::path::{Path, PathBuf};
 
@@ -200,7 +200,7 @@ impl Page {
 /// and when that is unsure (no table, or a single vote) of a copy about 1000 px wide,
 /// where narrow number columns are clearer.
 fn upside_down(image: &GrayImage, small: &GrayImage) -> bool {
-    let votes = crate::grid::upside_down_votes(small);
+    let votes = crate::ruling::upside_down_votes(small);
     let votes = match votes {
         Some(v) if v.abs() >= 1.5 => v,
         _ => {
@@ -209,7 +209,7 @@ fn upside_down(image: &GrayImage, small: &GrayImage) -> bool {
             if work == small.dimensions() {
                 votes.unwrap_or(0.0)
             } else {
-                crate::grid::upside_down_votes(&raster::downscale(image, k)).unwrap_or(0.0)
+                crate::ruling::upside_down_votes(&raster::downscale(image, k)).unwrap_or(0.0)
             }
         }
     };

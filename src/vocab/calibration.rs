@@ -31,7 +31,7 @@ pub struct Calibration {
     /// unsure move is likelier right than a messy sheet's.
     pub sheet_log_doubt: f32,
     /// Weight of `ln(cell_p + EPS)`, `cell_p` the reader's own probability that the
-    /// cell says the move (see [`crate::decode::Entry::cell_p`]; 0 without a move). A
+    /// cell says the move (the decoded entry's `cell_p`; 0 without a move). A
     /// manifest without it gives it no weight.
     #[serde(default)]
     pub cell_log_p: f32,
@@ -119,7 +119,7 @@ pub fn log_doubt(confidence: f32) -> f32 {
 /// Whether written form `written` is what the cell reads (`read`, glyphs or letters),
 /// decorations and castling zeros aside.
 pub fn same_reading(written: &str, read: &str) -> bool {
-    crate::eval::normalise(written) == crate::eval::normalise(read)
+    super::normalise(written) == super::normalise(read)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Dark-pixel mask -> ruling lines: long horizontal and vertical runs, their profiles
 //! in narrow strips, profile peaks chained across strips into slightly bent lines.
 
-use crate::page::raster::Mask;
+use crate::raster::Mask;
 
 /// Direction of a ruling line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use image::GrayImage;
 use super::blocks;
 use super::lines::{self, Axis, Line, StripParams};
 use super::rows::{self, RowLine};
-use crate::page::raster::{self, Mask};
+use crate::raster::{self, Mask};
 
-/// Why no table was found (turned into a [`super::GridError`] by the caller).
+/// Why no table was found (the grid turns it into its `GridError`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TableFailure {
     NoRuling,

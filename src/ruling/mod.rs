@@ -1,0 +1,28 @@
+//! A grayscale page (upright or not) -> the ruling of its move table: the lines, the
+//! columns and their white/black blocks, the rows ([`table::analyse`]), and the
+//! evidence that the page is upside down. Both `page` (orientation) and `grid`
+//! (numbered cells) read it; it imports neither.
+
+pub(crate) mod blocks;
+pub(crate) mod lines;
+pub(crate) mod rows;
+pub(crate) mod strip;
+pub(crate) mod table;
+
+use image::GrayImage;
+
+/// Fewest ruled rows a move table has (the grid's default).
+pub(crate) const MIN_ROWS: usize = 8;
+/// Least contrast of a rule against the paper, in grey levels (the grid's default).
+pub(crate) const MIN_CONTRAST: f32 = 10.0;
+
+/// Evidence that `gray` is upside down, from an upright reading of its table: move
+/// numbers (a ruled number column or a shaded strip) at the right of their blocks
+/// count for, at the left against; `None` when no table is found.
+pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
+    let ap = table::AnalysisParams {
+        min_contrast: MIN_CONTRAST,
+        min_rows: MIN_ROWS,
+    };
+    table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
+}
