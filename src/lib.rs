@@ -6,6 +6,7 @@
 //! -> [`report`] (PGN, JSON, review page); [`pairings`] gives a sheet's game its
 //! headers from the tournament's pairings.
 
+pub mod corrections;
 pub mod decode;
 pub mod eval;
 pub mod glyph;

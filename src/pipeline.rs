@@ -33,6 +33,10 @@ const BLANK_STEPS: usize = 8;
 
 /// The most leading rows a ruled table may have that hold no moves (a heading row, or
 /// rows of the form's header that a blurred page's ruling reached into).
+mod reread;
+
+pub use reread::{Reread, RereadError};
+
 const MAX_HEADER_ROWS: usize = 6;
 
 /// What a leading row must cost the opening's decode (nats) to be dropped as holding
@@ -140,10 +144,7 @@ pub struct Pipeline {
     params: PipelineParams,
 }
 
-/// Index of a sheet cell in move order (0 = 1. White).
-pub fn cell_index(move_number: u32, side: Color) -> usize {
-    (move_number.saturating_sub(1) as usize) * 2 + usize::from(side == Color::Black)
-}
+pub use crate::decode::cell_index;
 
 /// The `source` string of a page in reports: the path, plus `#pageN` for the pages
 /// after the first of a multi-page file.
@@ -506,6 +507,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         copies: Vec::new(),
         corrections: Vec::new(),
         game: None,
+        header_corrections: Vec::new(),
     };
     report.summarize();
     report

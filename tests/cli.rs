@@ -735,7 +735,12 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
             .unwrap();
     assert_eq!(saved["format"], "scoresheet-corrections");
     let c = &saved["corrections"][0];
-    assert_eq!(saved["corrections"].as_array().unwrap().len(), 1);
+    assert_eq!(saved["corrections"].as_array().unwrap().len(), 2);
+    let h = &saved["corrections"][1];
+    assert_eq!(
+        (&h["header"], &h["value"]),
+        (&"white".into(), &"Nowak, Ewa".into())
+    );
     assert_eq!(c["report"], format!("{stem}.json"));
     assert_eq!((&c["move"], &c["side"]), (&cell["move"], &cell["side"]));
     assert_eq!(c["san"].as_str().unwrap(), want_san);
@@ -757,6 +762,72 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
         now["san"].as_str().unwrap().trim_end_matches(['+', '#']),
         want_san
     );
+    // The header too, and a re-run keeps both.
+    assert_eq!(fixed["game"]["white"], "Nowak, Ewa");
+    assert_eq!(fixed["game"]["from"]["white"], "human");
+    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&sheet));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(again["game"]["white"], "Nowak, Ewa");
+    assert_eq!(cell_entry(&again, cell)["state"], "locked");
+    let pgn = std::fs::read_to_string(json.with_extension("pgn")).unwrap();
+    assert!(pgn.contains("[White \"Nowak, Ewa\"]"), "{pgn}");
+}
+
+#[test]
+fn fix_corrects_headers_checks_them_and_reruns_keep_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = named_sheets(dir.path(), &[("synth_ru_1.jpg", "r2b5.jpg")]);
+    let csv = dir.path().join("pairings.csv");
+    std::fs::write(
+        &csv,
+        "Round,Board,White,Black,Result\n2,5,Petrov,Sidorov,1-0\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let read = || {
+        run(bin()
+            .args(["read", "-q", "-o"])
+            .arg(&out_dir)
+            .arg("--pairings")
+            .arg(&csv)
+            .arg(&input))
+    };
+    assert_eq!(read().status.code(), Some(0));
+    let json = out_dir.join("r2b5.json");
+    let fix = |field: &str, value: &str| {
+        run(bin()
+            .args(["fix", "--by", "arbiter", "--header", field, value])
+            .arg(&json))
+    };
+    assert_eq!(fix("black", "Sidorova, Anna").status.code(), Some(0));
+    assert_eq!(fix("result", "0:1").status.code(), Some(0));
+    // Refused, with the reason, and nothing changes.
+    let before = std::fs::read_to_string(&json).unwrap();
+    let bad = fix("board", "five");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("not a number"), "{}", stderr(&bad));
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), before);
+    // A re-run with the pairings keeps the human's values over the pairings'.
+    let out = read();
+    assert!(
+        stderr(&out).contains("kept 2 human header corrections"),
+        "{}",
+        stderr(&out)
+    );
+    let pgn = std::fs::read_to_string(out_dir.join("r2b5.pgn")).unwrap();
+    let t = tags(&pgn);
+    assert_eq!(
+        (t["White"].as_str(), t["Black"].as_str()),
+        ("Petrov", "Sidorova, Anna")
+    );
+    assert_eq!(t["Result"], "0-1");
+    assert!(pgn.trim_end().ends_with("0-1"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["header_corrections"][0]["previous"], "Sidorov");
+    assert_eq!(report["header_corrections"][1]["by"], "arbiter");
 }
 
 #[test]

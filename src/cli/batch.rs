@@ -3,12 +3,11 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use scoresheet::decode::{FeaturePrior, MovePrior};
 use scoresheet::model::{OrtModel, RuntimeParams};
 use scoresheet::notation::Notation;
 use scoresheet::pipeline::PipelineParams;
@@ -60,7 +59,7 @@ impl ModelArgs {
     /// # Errors
     /// An unknown notation code.
     pub fn pipeline_params(&self) -> anyhow::Result<PipelineParams> {
-        let mut params = settings_params(&self.read_settings());
+        let mut params = PipelineParams::for_settings(&self.read_settings());
         params.decode.notation = parse_notation(&self.notation)?;
         Ok(params)
     }
@@ -76,27 +75,6 @@ impl ModelArgs {
             review_budget: None,
         }
     }
-}
-
-/// Pipeline settings for reading options (the notation left to detection).
-pub fn settings_params(s: &ReadSettings) -> PipelineParams {
-    let mut params = PipelineParams::default();
-    params.decode.beam_width = s.beam.max(1);
-    params.review_below = s.review_below.map(|p| p.clamp(0.0, 1.0));
-    if s.one_pass {
-        params.decode.adapt = None;
-    }
-    if let Some(scale) = s.prior_scale {
-        params.decode.prior = if scale > 0.0 {
-            FeaturePrior::shipped().map(|mut p| {
-                p.scale = scale;
-                Arc::new(p) as Arc<dyn MovePrior>
-            })
-        } else {
-            None
-        };
-    }
-    params
 }
 
 /// Parses `auto|en|ru|pl|de`.

@@ -13,9 +13,10 @@ use rayon::prelude::*;
 use scoresheet::model::CellModel;
 use scoresheet::notation::Variant;
 use scoresheet::pairings::{Lookup, Pairings, Trf};
-use scoresheet::pipeline::{Pipeline, SheetError, SheetOptions, cell_index};
+use scoresheet::pipeline::{Pipeline, SheetError, SheetOptions};
 use scoresheet::report::{
-    Correction, PgnTags, Producer, SheetReport, flag_least_sure, to_pgn, write_atomic,
+    Correction, HeaderCorrection, PgnTags, Producer, SheetReport, flag_least_sure, to_pgn,
+    write_atomic,
 };
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
@@ -234,52 +235,48 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The corrections of an earlier report, if the output folder has one, and (when
-/// there are some) the heading rows that report's pages dropped, so that the
-/// corrections stay on their cells.
+/// What an earlier report in the output folder holds that a re-run must keep: the
+/// human corrections of moves and of headers, and (with move corrections) the heading
+/// rows its pages dropped, so that the corrections stay on their cells.
+#[derive(Default)]
+struct Earlier {
+    corrections: Vec<Correction>,
+    header_rows: Vec<Option<usize>>,
+    headers: Vec<HeaderCorrection>,
+}
+
+/// The earlier report of `stem` in the output folder, if any.
 ///
 /// # Errors
 /// When a report exists but cannot be read: it must not be overwritten.
-fn earlier_corrections(json: &Path) -> anyhow::Result<(Vec<Correction>, Vec<Option<usize>>)> {
+fn earlier(out: Option<&Path>, stem: &str) -> anyhow::Result<Earlier> {
+    let Some(json) = out.map(|dir| dir.join(format!("{stem}.json"))) else {
+        return Ok(Earlier::default());
+    };
     if !json.exists() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Earlier::default());
     }
-    let report = SheetReport::load(json)?;
-    if report.corrections.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let header_rows = report.header_rows();
-    Ok((report.corrections, header_rows))
-}
-
-fn locks_of(corrections: &[Correction]) -> BTreeMap<usize, String> {
-    corrections
-        .iter()
-        .map(|c| {
-            let side = if c.side == "black" {
-                shakmaty::Color::Black
-            } else {
-                shakmaty::Color::White
-            };
-            (cell_index(c.move_number, side), c.san.clone())
-        })
-        .collect()
-}
-
-/// Corrections of an earlier report of `stem` in the output folder, if any.
-fn corrections_for(
-    out: Option<&Path>,
-    stem: &str,
-) -> anyhow::Result<(Vec<Correction>, Vec<Option<usize>>)> {
-    match out {
-        Some(dir) => earlier_corrections(&dir.join(format!("{stem}.json"))),
-        None => Ok((Vec::new(), Vec::new())),
-    }
+    let report = SheetReport::load(&json)?;
+    let header_rows = if report.corrections.is_empty() {
+        Vec::new()
+    } else {
+        report.header_rows()
+    };
+    Ok(Earlier {
+        corrections: report.corrections,
+        header_rows,
+        headers: report.header_corrections,
+    })
 }
 
 /// Stamps and counts one finished report, then writes (or collects) it, or holds it
 /// back for the batch's review budget.
-fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>, t: &Target) {
+fn finish(o: &mut Outcome, mut report: SheetReport, earlier: Earlier, t: &Target) {
+    let Earlier {
+        corrections,
+        headers,
+        ..
+    } = earlier;
     report.producer = t.batch.producer.clone();
     if !corrections.is_empty() {
         o.notes.push(format!(
@@ -310,6 +307,16 @@ fn finish(o: &mut Outcome, mut report: SheetReport, corrections: Vec<Correction>
                 report.set_game(game);
             }
         }
+    }
+    if !headers.is_empty() {
+        o.notes.push(format!(
+            "{}: kept {} human header correction{}",
+            report.source,
+            headers.len(),
+            if headers.len() == 1 { "" } else { "s" }
+        ));
+        report.header_corrections = headers;
+        report.apply_header_corrections();
     }
     o.sheets += 1;
     if t.batch.hold {
@@ -497,7 +504,7 @@ fn read_corrected(
     t: &Target,
     read: impl FnOnce(&SheetOptions) -> Result<SheetReport, SheetError>,
 ) {
-    let (corrections, header_rows) = match corrections_for(t.batch.out, t.stem) {
+    let earlier = match earlier(t.batch.out, t.stem) {
         Ok(c) => c,
         Err(e) => {
             o.errors.push(format!("{}: {e:#}; not overwritten", t.what));
@@ -505,11 +512,11 @@ fn read_corrected(
         }
     };
     let options = SheetOptions {
-        locked: locks_of(&corrections),
-        header_rows,
+        locked: scoresheet::corrections::locks(&earlier.corrections),
+        header_rows: earlier.header_rows.clone(),
     };
     match read(&options) {
-        Ok(report) => finish(o, report, corrections, t),
+        Ok(report) => finish(o, report, earlier, t),
         Err(e) => o.errors.push(e.to_string()),
     }
 }

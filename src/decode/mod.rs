@@ -322,6 +322,11 @@ impl Entry {
     }
 }
 
+/// Index of a sheet cell in move order (0 = 1. White).
+pub fn cell_index(move_number: u32, side: Color) -> usize {
+    (move_number.saturating_sub(1) as usize) * 2 + usize::from(side == Color::Black)
+}
+
 /// Move number and side (column) of sheet cell `cell`.
 pub fn cell_move(cell: usize) -> (u32, Color) {
     let side = if cell.is_multiple_of(2) {

@@ -66,20 +66,7 @@ pub fn name_key(name: &str) -> String {
 /// A result as pairing tables write it -> PGN (`1-0`, `0-1`, `1/2-1/2`); forfeits
 /// (`+:-`, `+/-`) count as wins. Anything else (empty, `*`, a bye) is no result.
 pub fn normalise_result(text: &str) -> Option<String> {
-    let t: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>()
-        .replace(['–', '—', ':', '/'], "-")
-        .replace('½', "0.5")
-        .replace(',', ".");
-    let r = match t.to_lowercase().as_str() {
-        "1-0" | "+-" | "+--" | "1-0f" | "1-0ff" => "1-0",
-        "0-1" | "-+" | "--+" | "0-1f" | "0-1ff" => "0-1",
-        "0.5-0.5" | ".5-.5" | "1-2-1-2" | "=-=" | "=" | "remis" | "draw" | "remis." => "1/2-1/2",
-        _ => return None,
-    };
-    Some(r.to_string())
+    crate::report::normalise_result(text).filter(|r| r != "*")
 }
 
 /// Pairings of a tournament, and what tells a sheet's game.
@@ -135,15 +122,15 @@ impl Pairings {
         let header = rows
             .iter()
             .position(|r| {
-                let cols: Vec<Option<Column>> = r.iter().map(|c| table::column_of(c)).collect();
+                let cols = table::columns_of(r);
                 [Column::Board, Column::White, Column::Black]
                     .iter()
                     .all(|c| cols.contains(&Some(*c)))
             })
             .ok_or("no header row naming the board, White and Black columns (e.g. `Board,White,Black`; see the README for the names read)")?;
         let mut at: BTreeMap<Column, usize> = BTreeMap::new();
-        for (i, c) in rows[header].iter().enumerate() {
-            if let Some(col) = table::column_of(c) {
+        for (i, col) in table::columns_of(&rows[header]).into_iter().enumerate() {
+            if let Some(col) = col {
                 at.entry(col).or_insert(i);
             }
         }

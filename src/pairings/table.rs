@@ -167,16 +167,65 @@ const NAMES: &[(Column, &[&str])] = &[
 
 /// The column a header cell names, if any.
 pub fn column_of(header: &str) -> Option<Column> {
-    let key: String = header
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '.' | '_' | '-' | ':' | '\u{a0}'))
-        .collect();
+    let key = key_of(header);
     NAMES
         .iter()
         .find(|(_, names)| names.contains(&key.as_str()))
         .map(|(c, _)| *c)
+}
+
+/// Header names of a rating or a FIDE id that say no side (`Elo`, `Rtg`, `FIDE id`):
+/// the column is the side of the player column left of it.
+const RATING: &[&str] = &[
+    "elo",
+    "rtg",
+    "rating",
+    "fideelo",
+    "ranking",
+    "рейтинг",
+    "eloint",
+];
+const FIDE_ID: &[&str] = &["fideid", "fide", "id", "fideno", "idfide"];
+
+/// The column of each header cell: by name, and a rating or FIDE id that names no
+/// side by the player column before it (`Weiß | Elo | Schwarz | Elo`).
+pub fn columns_of(header: &[String]) -> Vec<Option<Column>> {
+    let mut side = None;
+    header
+        .iter()
+        .map(|h| {
+            let col = column_of(h);
+            if matches!(col, Some(Column::White | Column::Black)) {
+                side = col;
+            }
+            col.or_else(|| {
+                let key = key_of(h);
+                let white = side == Some(Column::White);
+                match side {
+                    Some(_) if RATING.contains(&key.as_str()) => Some(if white {
+                        Column::WhiteElo
+                    } else {
+                        Column::BlackElo
+                    }),
+                    Some(_) if FIDE_ID.contains(&key.as_str()) => Some(if white {
+                        Column::WhiteFideId
+                    } else {
+                        Column::BlackFideId
+                    }),
+                    _ => None,
+                }
+            })
+        })
+        .collect()
+}
+
+fn key_of(header: &str) -> String {
+    header
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '.' | '_' | '-' | ':' | '\u{a0}'))
+        .collect()
 }
 
 /// The cells of a table, by row; the header row first.
@@ -313,6 +362,25 @@ mod tests {
         for (header, want) in cases {
             assert_eq!(column_of(header), want, "{header}");
         }
+    }
+
+    #[test]
+    fn a_rating_that_names_no_side_is_the_player_s_before_it() {
+        let header: Vec<String> = ["Br.", "Weiß", "Elo", "FIDE-ID", "Schwarz", "Elo", "Erg."]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            columns_of(&header),
+            [
+                Some(Column::Board),
+                Some(Column::White),
+                Some(Column::WhiteElo),
+                Some(Column::WhiteFideId),
+                Some(Column::Black),
+                Some(Column::BlackElo),
+                Some(Column::Result)
+            ]
+        );
     }
 
     #[test]

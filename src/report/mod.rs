@@ -4,6 +4,7 @@
 //! against its field names, so fields are only ever added, never renamed.
 
 mod budget;
+mod headers;
 mod pgn;
 mod review;
 
@@ -14,6 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use budget::flag_least_sure;
+pub use headers::{HEADER_FIELDS, HeaderCorrection, normalise_result};
 pub use pgn::{PgnTags, to_pgn};
 pub use review::{MATCH_MARKS, ReviewSheet, match_key, review_html};
 
@@ -56,6 +58,9 @@ pub struct SheetReport {
     /// --pairings`, `--players`, `--sheet-map`); absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<GameInfo>,
+    /// Human corrections of the game's headers: never overwritten by a later run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub header_corrections: Vec<HeaderCorrection>,
 }
 
 /// The game a sheet records: the PGN headers a federation publishes, and where each

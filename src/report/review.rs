@@ -47,6 +47,12 @@ struct SheetData {
     images: Vec<ImageData>,
     positions: Vec<PositionData>,
     moves: Vec<MoveData>,
+    /// The game's header fields as the report has them (see [`super::HEADER_FIELDS`];
+    /// `result` the report's own) and where each came from.
+    game: std::collections::BTreeMap<String, String>,
+    game_from: std::collections::BTreeMap<String, String>,
+    /// A disagreement on the result for a human to settle.
+    result_review: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -224,6 +230,19 @@ fn sheet_data(sheet: &ReviewSheet) -> SheetData {
         images,
         positions,
         moves,
+        game: super::HEADER_FIELDS
+            .iter()
+            .filter_map(|f| {
+                let v = if *f == "result" {
+                    Some(r.result.clone()).filter(|v| v != "*")
+                } else {
+                    r.header_value(f)
+                };
+                v.map(|v| (f.to_string(), v))
+            })
+            .collect(),
+        game_from: r.game.as_ref().map(|g| g.from.clone()).unwrap_or_default(),
+        result_review: r.game.as_ref().and_then(|g| g.result_review.clone()),
     }
 }
 

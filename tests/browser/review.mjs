@@ -1,5 +1,6 @@
 // Drives a generated review page in headless Chromium, as a reviewer would with the
-// keyboard: jump to the first move flagged for review, type a correction, save.
+// keyboard: jump to the first move flagged for review, type a correction, correct
+// White's name in the game's headers, save.
 //
 //   node tests/browser/review.mjs OUTDIR/review.html MOVE DOWNLOAD_DIR
 //
@@ -35,6 +36,10 @@ try {
   await page.keyboard.type(move);
   await page.keyboard.press("Enter");
   const message = await page.$eval("#msg", el => el.textContent);
+  // A header the reviewer corrects: White's name, typed into the game's fields
+  // (the keys typed there are not shortcuts).
+  await page.fill("#h-white", "Nowak, Ewa");
+  await page.press("#h-white", "Enter");
   const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("s")]);
   const saved = path.join(downloads, download.suggestedFilename());
   await download.saveAs(saved);

@@ -1,0 +1,104 @@
+//! A report + its checked corrections -> the report re-read: the sheet's pages loaded
+//! again, every corrected cell locked, the rest of the game decoded around them, the
+//! earlier report's source, corrections and game kept.
+
+use super::{Pipeline, SheetError, SheetOptions, reload_pages};
+use crate::corrections::locks;
+use crate::decode::FeaturePrior;
+use crate::model::CellModel;
+use crate::page::PageError;
+use crate::report::{Correction, ReadSettings, SheetReport};
+
+use super::PipelineParams;
+
+/// Why a report could not be re-read.
+#[derive(Debug, thiserror::Error)]
+pub enum RereadError {
+    #[error("cannot re-read the sheet: {0}")]
+    Pages(#[from] PageError),
+    #[error("cannot re-read the sheet: {0}")]
+    Sheet(#[from] SheetError),
+    #[error("the corrections cannot all hold in one legal game (cells {0:?}); nothing changed")]
+    Conflicts(Vec<usize>),
+}
+
+/// A re-read report, and how many cells now hold another move than before.
+pub struct Reread {
+    pub report: SheetReport,
+    pub changed: usize,
+}
+
+impl PipelineParams {
+    /// The settings a report records (beam, second look aside, one pass, prior
+    /// scale, review threshold), the notation left to detection.
+    pub fn for_settings(s: &ReadSettings) -> PipelineParams {
+        let mut params = PipelineParams::default();
+        params.decode.beam_width = s.beam.max(1);
+        params.review_below = s.review_below.map(|p| p.clamp(0.0, 1.0));
+        if s.one_pass {
+            params.decode.adapt = None;
+        }
+        if let Some(scale) = s.prior_scale {
+            params.decode.prior = if scale > 0.0 {
+                FeaturePrior::shipped().map(|mut p| {
+                    p.scale = scale;
+                    std::sync::Arc::new(p) as std::sync::Arc<dyn crate::decode::MovePrior>
+                })
+            } else {
+                None
+            };
+        }
+        params
+    }
+}
+
+impl Pipeline {
+    /// Re-reads the sheet(s) of `report` with `corrections` locked (see
+    /// [`crate::corrections::merge`]), keeping the heading rows the report's pages
+    /// dropped, so that each correction stays on the cell the human saw.
+    ///
+    /// # Errors
+    /// The pages cannot be loaded or read again, or no legal game holds every
+    /// correction.
+    pub fn reread(
+        &self,
+        report: &SheetReport,
+        corrections: Vec<Correction>,
+        model: &mut dyn CellModel,
+    ) -> Result<Reread, RereadError> {
+        let pages = reload_pages(report, &self.params().page)?;
+        let options = SheetOptions {
+            locked: locks(&corrections),
+            header_rows: report.header_rows(),
+        };
+        let (decoded, mut new) = match <[_; 2]>::try_from(pages) {
+            Ok(pair) => self
+                .read_pair(pair, model, &options)
+                .map(|p| (p.decoded, p.report))?,
+            Err(mut one) => self
+                .read_page(one.swap_remove(0), model, &options)
+                .map(|s| (s.decoded, s.report))?,
+        };
+        if !decoded.lock_conflicts.is_empty() {
+            return Err(RereadError::Conflicts(decoded.lock_conflicts));
+        }
+        let old_sans: Vec<Option<String>> = report.moves.iter().map(|m| m.san.clone()).collect();
+        new.source = report.source.clone();
+        new.corrections = corrections;
+        if let Some(game) = report.game.clone() {
+            new.set_game(game);
+        }
+        new.header_corrections = report.header_corrections.clone();
+        new.apply_header_corrections();
+        let changed = new
+            .moves
+            .iter()
+            .zip(old_sans.iter().chain(std::iter::repeat(&None)))
+            .filter(|(m, old)| m.san != **old)
+            .count();
+        Ok(Reread {
+            report: new,
+            changed,
+        })
+    }
+}
