@@ -92,49 +92,38 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
         });
     }
 
-    if let [field, value] = args.header.as_slice() {
-        let request = HeaderRequest {
-            field: field.clone(),
-            value: value.clone(),
-            by,
-            at: now_utc(),
-        };
-        let requests = Requests {
+    let requests = if let [field, value] = args.header.as_slice() {
+        Requests {
             moves: Vec::new(),
-            headers: vec![request],
+            headers: vec![HeaderRequest {
+                field: field.clone(),
+                value: value.clone(),
+                by,
+                at: now_utc(),
+            }],
+        }
+    } else {
+        let report = SheetReport::load(&args.report)?;
+        let text = args
+            .text
+            .clone()
+            .ok_or_else(|| anyhow!("give the corrected move"))?;
+        let (move_number, side) = match (args.ply, &args.cell) {
+            (Some(ply), _) => corrections::cell_of_ply(&report, ply)
+                .map_err(|e| anyhow!("{}: {e}", args.report.display()))?,
+            (None, Some(cell)) => corrections::parse_cell(cell).map_err(|e| anyhow!("--{e}"))?,
+            (None, None) => unreachable!("clap requires --ply, --cell, --header or --apply"),
         };
-        return Ok(match fix_report(&args.report, requests, &args, &runtime) {
-            Ok(msg) => {
-                diag(msg);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                diag(format!("{e:#}"));
-                ExitCode::from(EXIT_SOME_FAILED)
-            }
-        });
-    }
-    let report = SheetReport::load(&args.report)?;
-    let text = args
-        .text
-        .clone()
-        .ok_or_else(|| anyhow!("give the corrected move"))?;
-    let (move_number, side) = match (args.ply, &args.cell) {
-        (Some(ply), _) => corrections::cell_of_ply(&report, ply)
-            .map_err(|e| anyhow!("{}: {e}", args.report.display()))?,
-        (None, Some(cell)) => corrections::parse_cell(cell).map_err(|e| anyhow!("--{e}"))?,
-        (None, None) => unreachable!("clap requires --ply, --cell or --apply"),
-    };
-    let request = Request {
-        move_number,
-        side,
-        text,
-        by,
-        at: now_utc(),
-    };
-    let requests = Requests {
-        moves: vec![request],
-        headers: Vec::new(),
+        Requests {
+            moves: vec![Request {
+                move_number,
+                side,
+                text,
+                by,
+                at: now_utc(),
+            }],
+            headers: Vec::new(),
+        }
     };
     match fix_report(&args.report, requests, &args, &runtime) {
         Ok(msg) => {

@@ -278,14 +278,8 @@ fn finish(o: &mut Outcome, mut report: SheetReport, earlier: Earlier, t: &Target
         ..
     } = earlier;
     report.producer = t.batch.producer.clone();
-    if !corrections.is_empty() {
-        o.notes.push(format!(
-            "{}: kept {} human correction{}",
-            report.source,
-            corrections.len(),
-            if corrections.len() == 1 { "" } else { "s" }
-        ));
-    }
+    o.notes
+        .extend(kept_note(&report.source, corrections.len(), "correction"));
     report.corrections = corrections;
     if let Some(p) = t.batch.pairings {
         let source = report.source.clone();
@@ -309,11 +303,10 @@ fn finish(o: &mut Outcome, mut report: SheetReport, earlier: Earlier, t: &Target
         }
     }
     if !headers.is_empty() {
-        o.notes.push(format!(
-            "{}: kept {} human header correction{}",
-            report.source,
+        o.notes.extend(kept_note(
+            &report.source,
             headers.len(),
-            if headers.len() == 1 { "" } else { "s" }
+            "header correction",
         ));
         report.header_corrections = headers;
         report.apply_header_corrections();
@@ -324,6 +317,12 @@ fn finish(o: &mut Outcome, mut report: SheetReport, earlier: Earlier, t: &Target
     } else {
         emit(o, &report, t.stem, t.batch.out, t.batch.round_file);
     }
+}
+
+/// `<source>: kept N human <what>s`, when there are some.
+fn kept_note(source: &str, n: usize, what: &str) -> Option<String> {
+    let s = if n == 1 { "" } else { "s" };
+    (n > 0).then(|| format!("{source}: kept {n} human {what}{s}"))
 }
 
 /// Reads the pairing options (none given: `None`).

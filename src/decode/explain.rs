@@ -207,7 +207,7 @@ pub(crate) fn explain(
         };
         let step = h.step as usize;
         let unknown = matches!(kind, EntryKind::Replaced | EntryKind::Assumed);
-        let (mv, mut confidence, others) = if unknown {
+        let (mv, mut confidence, mut others) = if unknown {
             let (m, share) = resolved
                 .get(&id)
                 .copied()
@@ -237,7 +237,6 @@ pub(crate) fn explain(
         } else {
             ev.read(n)
         };
-        let mut others = others;
         if kind == EntryKind::Locked {
             // A human's move is certain: no other move keeps any probability.
             confidence = 1.0;

@@ -55,13 +55,21 @@ pub(crate) struct SheetPosterior {
 impl SheetPosterior {
     pub(crate) fn new(trace: &Trace) -> SheetPosterior {
         let steps = trace.steps.len();
-        // The best line's score at each cell: its nodes record it.
+        // The best line's score at each cell (its nodes record it) and its decision
+        // there (0 below, and nothing above it).
         let mut reference: Vec<Option<f64>> = vec![None; steps];
+        let mut chosen: Vec<Option<Option<Move>>> = vec![None; steps];
         let mut node = trace.best_hist;
         while node != 0 {
             let h = &trace.hist[node as usize];
             if let Some(r) = reference.get_mut(h.step as usize) {
                 r.get_or_insert(h.score);
+            }
+            if let Node::Entry { kind, mv, .. } = h.node
+                && kind != super::EntryKind::Assumed
+                && let Some(c) = chosen.get_mut(h.step as usize)
+            {
+                c.get_or_insert(mv);
             }
             node = h.parent;
         }
@@ -121,19 +129,6 @@ impl SheetPosterior {
             }
         }
 
-        // The chosen line's decisions: 0, and nothing above them.
-        let mut chosen: Vec<Option<Option<Move>>> = vec![None; steps];
-        let mut node = trace.best_hist;
-        while node != 0 {
-            let h = &trace.hist[node as usize];
-            if let Node::Entry { kind, mv, .. } = h.node
-                && kind != super::EntryKind::Assumed
-                && let Some(c) = chosen.get_mut(h.step as usize)
-            {
-                c.get_or_insert(mv);
-            }
-            node = h.parent;
-        }
         let cells = cells
             .into_iter()
             .zip(chosen)

@@ -226,109 +226,82 @@ impl Pairings {
         let Some((round, board)) = self.round_board(names) else {
             return Lookup::Unnamed;
         };
-        let mut from = BTreeMap::new();
+        // (The sheet map names a file by its stem, as `round_board` looks it up.)
+        let named_by = if names.iter().any(|n| self.map.contains_key(&stem_key(n))) {
+            "sheet map"
+        } else {
+            "file name"
+        };
         let mut game = GameInfo {
-            round: Some(round.to_string()),
             board: Some(board),
             ..GameInfo::default()
         };
-        from.insert("round".to_string(), "file name".to_string());
-        from.insert("board".to_string(), "file name".to_string());
+        game.set("round", round.to_string(), named_by);
+        game.from.insert("board".into(), named_by.into());
         if !self.games.is_empty() {
             let Some(p) = self
                 .games
                 .iter()
                 .find(|p| p.board == board && p.round.is_none_or(|r| r == round))
             else {
-                game.from = from;
                 return Lookup::NoPairing { round, board, game };
             };
-            let mut set = |field: &str, value: Option<String>, slot: &mut Option<String>| {
+            let number = |n: Option<u64>| n.map(|n| n.to_string());
+            let given = [
+                ("white", Some(p.white.clone())),
+                ("black", Some(p.black.clone())),
+                ("white_elo", number(p.white_elo.map(u64::from))),
+                ("black_elo", number(p.black_elo.map(u64::from))),
+                ("white_fide_id", number(p.white_fide_id)),
+                ("black_fide_id", number(p.black_fide_id)),
+                ("result", p.result.clone()),
+                ("event", p.event.clone()),
+                ("site", p.site.clone()),
+                ("date", p.date.clone()),
+            ];
+            for (field, value) in given {
                 if let Some(v) = value.filter(|v| !v.is_empty()) {
-                    *slot = Some(v);
-                    from.insert(field.to_string(), "pairings".to_string());
+                    game.set(field, v, "pairings");
                 }
-            };
-            set("white", Some(p.white.clone()), &mut game.white);
-            set("black", Some(p.black.clone()), &mut game.black);
-            set(
-                "white_elo",
-                p.white_elo.map(|e| e.to_string()),
-                &mut game.white_elo,
-            );
-            set(
-                "black_elo",
-                p.black_elo.map(|e| e.to_string()),
-                &mut game.black_elo,
-            );
-            set(
-                "white_fide_id",
-                p.white_fide_id.map(|e| e.to_string()),
-                &mut game.white_fide_id,
-            );
-            set(
-                "black_fide_id",
-                p.black_fide_id.map(|e| e.to_string()),
-                &mut game.black_fide_id,
-            );
-            set("result", p.result.clone(), &mut game.result);
-            set("event", p.event.clone(), &mut game.event);
-            set("site", p.site.clone(), &mut game.site);
-            set("date", p.date.clone(), &mut game.date);
+            }
         }
         if let Some(trf) = &self.players {
-            let fill = |field: &str,
-                        value: Option<String>,
-                        slot: &mut Option<String>,
-                        from: &mut BTreeMap<String, String>| {
-                if slot.is_none()
-                    && let Some(v) = value
-                {
-                    *slot = Some(v);
-                    from.insert(field.to_string(), "players".to_string());
-                }
-            };
-            fill("event", trf.event.clone(), &mut game.event, &mut from);
-            fill("site", trf.site.clone(), &mut game.site, &mut from);
-            fill("date", trf.date.clone(), &mut game.date, &mut from);
-            let white = game.white.as_deref().and_then(|n| trf.player(n)).cloned();
-            let black = game.black.as_deref().and_then(|n| trf.player(n)).cloned();
-            if let Some(w) = &white {
-                fill(
+            // What the pairings left unknown.
+            let white = game.white.as_deref().and_then(|n| trf.player(n));
+            let black = game.black.as_deref().and_then(|n| trf.player(n));
+            let known = [
+                ("event", trf.event.clone()),
+                ("site", trf.site.clone()),
+                ("date", trf.date.clone()),
+                (
                     "white_elo",
-                    w.rating.map(|r| r.to_string()),
-                    &mut game.white_elo,
-                    &mut from,
-                );
-                fill(
+                    white.and_then(|w| w.rating).map(|r| r.to_string()),
+                ),
+                (
                     "white_fide_id",
-                    w.fide_id.map(|r| r.to_string()),
-                    &mut game.white_fide_id,
-                    &mut from,
-                );
-                fill(
+                    white.and_then(|w| w.fide_id).map(|i| i.to_string()),
+                ),
+                (
                     "result",
-                    trf.result(w, round).map(str::to_string),
-                    &mut game.result,
-                    &mut from,
-                );
-            }
-            if let Some(b) = &black {
-                fill(
+                    white.and_then(|w| trf.result(w, round)).map(str::to_string),
+                ),
+                (
                     "black_elo",
-                    b.rating.map(|r| r.to_string()),
-                    &mut game.black_elo,
-                    &mut from,
-                );
-                fill(
+                    black.and_then(|b| b.rating).map(|r| r.to_string()),
+                ),
+                (
                     "black_fide_id",
-                    b.fide_id.map(|r| r.to_string()),
-                    &mut game.black_fide_id,
-                    &mut from,
-                );
+                    black.and_then(|b| b.fide_id).map(|i| i.to_string()),
+                ),
+            ];
+            for (field, value) in known {
+                if let Some(v) = value
+                    && game.field_mut(field).is_some_and(|slot| slot.is_none())
+                {
+                    game.set(field, v, "players");
+                }
             }
         }
-        game.from = from;
         Lookup::Found(game)
     }
 }
@@ -360,19 +333,11 @@ mod tests {
     }
 
     #[test]
-    fn results_as_tables_write_them() {
-        for (text, want) in [
-            ("1-0", Some("1-0")),
-            ("0 : 1", Some("0-1")),
-            ("½-½", Some("1/2-1/2")),
-            ("1/2-1/2", Some("1/2-1/2")),
-            ("+:-", Some("1-0")),
-            ("-/+", Some("0-1")),
-            ("", None),
-            ("*", None),
-        ] {
-            assert_eq!(normalise_result(text).as_deref(), want, "{text}");
-        }
+    fn results_as_tables_write_them_and_an_unfinished_game_is_none() {
+        // (The forms themselves: `report::normalise_result`.)
+        assert_eq!(normalise_result("0 : 1").as_deref(), Some("0-1"));
+        assert_eq!(normalise_result("*"), None);
+        assert_eq!(normalise_result(""), None);
     }
 
     #[test]

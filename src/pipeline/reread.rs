@@ -2,14 +2,14 @@
 //! again, every corrected cell locked, the rest of the game decoded around them, the
 //! earlier report's source, corrections and game kept.
 
-use super::{Pipeline, SheetError, SheetOptions, reload_pages};
+use std::sync::Arc;
+
+use super::{Pipeline, PipelineParams, SheetError, SheetOptions, reload_pages};
 use crate::corrections::locks;
-use crate::decode::FeaturePrior;
+use crate::decode::{FeaturePrior, MovePrior};
 use crate::model::CellModel;
 use crate::page::PageError;
 use crate::report::{Correction, ReadSettings, SheetReport};
-
-use super::PipelineParams;
 
 /// Why a report could not be re-read.
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +42,7 @@ impl PipelineParams {
             params.decode.prior = if scale > 0.0 {
                 FeaturePrior::shipped().map(|mut p| {
                     p.scale = scale;
-                    std::sync::Arc::new(p) as std::sync::Arc<dyn crate::decode::MovePrior>
+                    Arc::new(p) as Arc<dyn MovePrior>
                 })
             } else {
                 None

@@ -55,23 +55,6 @@ pub fn normalise_result(text: &str) -> Option<String> {
     Some(r.to_string())
 }
 
-fn slot<'a>(game: &'a mut GameInfo, field: &str) -> Option<&'a mut Option<String>> {
-    Some(match field {
-        "event" => &mut game.event,
-        "site" => &mut game.site,
-        "date" => &mut game.date,
-        "round" => &mut game.round,
-        "white" => &mut game.white,
-        "black" => &mut game.black,
-        "white_elo" => &mut game.white_elo,
-        "black_elo" => &mut game.black_elo,
-        "white_fide_id" => &mut game.white_fide_id,
-        "black_fide_id" => &mut game.black_fide_id,
-        "result" => &mut game.result,
-        _ => return None,
-    })
-}
-
 /// `value` as field `field` holds it, or why it cannot.
 fn checked(field: &str, value: &str) -> Result<String, String> {
     let v = value.trim();
@@ -128,8 +111,7 @@ impl SheetReport {
         if field == "board" {
             return game.board.map(|b| b.to_string());
         }
-        let mut g = game.clone();
-        slot(&mut g, field).and_then(|s| s.clone())
+        game.clone().field_mut(field).and_then(|s| s.take())
     }
 
     /// Applies the recorded header corrections (after a re-read or new pairings): a
@@ -144,7 +126,7 @@ impl SheetReport {
             let value = (!c.value.is_empty()).then(|| c.value.clone());
             if c.field == "board" {
                 game.board = value.as_deref().and_then(|v| v.parse().ok());
-            } else if let Some(s) = slot(game, &c.field) {
+            } else if let Some(s) = game.field_mut(&c.field) {
                 *s = value;
             }
             game.from.insert(c.field.clone(), "human".into());

@@ -103,6 +103,32 @@ pub struct GameInfo {
 }
 
 impl GameInfo {
+    /// The text field of this name (`board`, a number, is not one of them).
+    pub fn field_mut(&mut self, field: &str) -> Option<&mut Option<String>> {
+        Some(match field {
+            "event" => &mut self.event,
+            "site" => &mut self.site,
+            "date" => &mut self.date,
+            "round" => &mut self.round,
+            "white" => &mut self.white,
+            "black" => &mut self.black,
+            "white_elo" => &mut self.white_elo,
+            "black_elo" => &mut self.black_elo,
+            "white_fide_id" => &mut self.white_fide_id,
+            "black_fide_id" => &mut self.black_fide_id,
+            "result" => &mut self.result,
+            _ => return None,
+        })
+    }
+
+    /// Sets text field `field` to `value` and records where it came from.
+    pub fn set(&mut self, field: &str, value: String, source: &str) {
+        if let Some(slot) = self.field_mut(field) {
+            *slot = Some(value);
+            self.from.insert(field.to_string(), source.to_string());
+        }
+    }
+
     /// The PGN `Round` tag: `round.board` (`3.12`), the round alone, or `?`.
     pub fn round_tag(&self) -> String {
         match (&self.round, self.board) {
