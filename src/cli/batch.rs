@@ -8,10 +8,7 @@ use std::sync::Mutex;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use scoresheet::model::{OrtModel, RuntimeParams};
-use scoresheet::notation::Notation;
-use scoresheet::pipeline::PipelineParams;
-use scoresheet::report::ReadSettings;
+use scoresheet::{Notation, OrtModel, PipelineParams, ReadSettings, RuntimeParams};
 
 /// Options every command that runs the model takes.
 #[derive(clap::Args, Debug, Clone)]
@@ -29,7 +26,7 @@ pub struct ModelArgs {
     #[arg(long, default_value = "auto")]
     pub notation: String,
     /// Beam width of the decoder (wider: slower, more robust).
-    #[arg(long, default_value_t = scoresheet::decode::DEFAULT_BEAM_WIDTH)]
+    #[arg(long, default_value_t = scoresheet::DEFAULT_BEAM_WIDTH)]
     pub beam: usize,
     /// Weight of the learned move prior (move features and an opening book,
     /// `models/prior.json`; default its own scale 0.5); 0 turns it off.
@@ -99,15 +96,30 @@ pub struct ModelPool(Mutex<Vec<OrtModel>>);
 impl ModelPool {
     /// Loads `jobs` models, splitting the cores between them.
     pub fn new(args: &ModelArgs, jobs: usize) -> anyhow::Result<Self> {
+        Self::load(
+            args.model.as_deref(),
+            args.ort_lib.clone(),
+            jobs,
+            !args.one_look,
+        )
+    }
+
+    /// Loads `jobs` models of a manifest (None: the built-in one).
+    pub fn load(
+        manifest: Option<&Path>,
+        ort_lib: Option<PathBuf>,
+        jobs: usize,
+        second_look: bool,
+    ) -> anyhow::Result<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let runtime = RuntimeParams {
-            ort_lib: args.ort_lib.clone(),
+            ort_lib,
             threads: (cores / jobs.max(1)).max(1),
-            second_look: !args.one_look,
+            second_look,
             ..RuntimeParams::default()
         };
         let models = (0..jobs.max(1))
-            .map(|_| load_model(args.model.as_deref(), &runtime))
+            .map(|_| load_model(manifest, &runtime))
             .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(ModelPool(Mutex::new(models)))
     }

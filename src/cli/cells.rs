@@ -15,8 +15,9 @@ use image::ImageFormat;
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use scoresheet::grid::{self, GridParams, overlay::overlay};
-use scoresheet::page::{self, PageParams};
+use scoresheet::{CellModel, CutPage, GridParams, OrtModel, PageParams, cut_cells, write_atomic};
+
+use super::batch::ModelPool;
 
 #[derive(clap::Args, Debug)]
 pub struct CellsArgs {
@@ -29,6 +30,16 @@ pub struct CellsArgs {
     /// Also write <page>.overlay.png with the grid drawn on the page.
     #[arg(long)]
     pub overlay: bool,
+    /// Number the rows from the top of the table, without reading the printed move
+    /// numbers (heading rows then count as moves).
+    #[arg(long)]
+    pub no_numbers: bool,
+    /// Model manifest that reads the printed numbers (default: the built-in one).
+    #[arg(long, value_name = "MANIFEST")]
+    pub model: Option<PathBuf>,
+    /// ONNX Runtime shared library to load (default: found automatically).
+    #[arg(long, value_name = "FILE")]
+    pub ort_lib: Option<PathBuf>,
 }
 
 const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "tif", "tiff"];
@@ -42,9 +53,25 @@ pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let page_params = PageParams::default();
     let grid_params = GridParams::default();
+    let jobs = rayon::current_num_threads().min(files.len()).max(1);
+    let pool = if args.no_numbers {
+        None
+    } else {
+        Some(ModelPool::load(
+            args.model.as_deref(),
+            args.ort_lib.clone(),
+            jobs,
+            false,
+        )?)
+    };
     let results: Vec<Result<Vec<String>, String>> = files
         .par_iter()
-        .map(|file| process_file(file, &args, &page_params, &grid_params))
+        .map(|file| match &pool {
+            Some(pool) => {
+                pool.with(|m| process_file(file, &args, &page_params, &grid_params, Some(m)))
+            }
+            None => process_file(file, &args, &page_params, &grid_params, None),
+        })
         .collect();
     let mut rows = Vec::new();
     let mut failed = 0;
@@ -104,53 +131,33 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Cuts every page of one file; returns its index rows, or one diagnostic line.
+/// Cuts every page of one file and writes its cells; returns its index rows, or one
+/// diagnostic line.
 fn process_file(
     file: &Path,
     args: &CellsArgs,
     pp: &PageParams,
     gp: &GridParams,
+    model: Option<&mut OrtModel>,
 ) -> Result<Vec<String>, String> {
-    let pages = page::load_pages(file, pp).map_err(|e| e.to_string())?;
-    let stem = file
-        .file_stem()
-        .map_or_else(|| "page".into(), |s| s.to_string_lossy().into_owned());
-    let many = pages.len() > 1;
     let mut rows = Vec::new();
-    let mut errors = Vec::new();
-    for page in &pages {
-        let name = if many {
-            format!("{stem}_p{}", page.index + 1)
-        } else {
-            stem.clone()
-        };
-        match cut_page(page, &name, args, gp) {
-            Ok(r) => rows.extend(r),
-            Err(e) => errors.push(e),
-        }
+    let model = model.map(|m| m as &mut dyn CellModel);
+    for page in cut_cells(file, pp, gp, model, args.overlay)? {
+        rows.extend(write_page(&page, args)?);
     }
-    if errors.is_empty() {
-        Ok(rows)
-    } else {
-        Err(errors.join("; "))
-    }
+    Ok(rows)
 }
 
-fn cut_page(
-    page: &page::Page,
-    name: &str,
-    args: &CellsArgs,
-    gp: &GridParams,
-) -> Result<Vec<String>, String> {
-    let grid = grid::find_grid(page, gp).map_err(|e| e.to_string())?;
+fn write_page(page: &CutPage, args: &CellsArgs) -> Result<Vec<String>, String> {
+    let name = &page.name;
     let dir = args.out.join(name);
     std::fs::create_dir_all(&dir)
         .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
-    let mut rows = Vec::with_capacity(grid.cells.len());
-    for cell in &grid.cells {
+    let mut rows = Vec::with_capacity(page.cells.len());
+    for cell in &page.cells {
         let side = if cell.side == Color::White { "w" } else { "b" };
         let path = dir.join(format!("{}_{side}.png", cell.move_number));
-        write_png(&path, &grid::crop(page, cell))?;
+        write_png(&path, &cell.image)?;
         let b = cell.bbox;
         let side_word = if cell.side == Color::White {
             "white"
@@ -162,9 +169,9 @@ fn cut_page(
             cell.move_number, b.x, b.y, b.w, b.h
         ));
     }
-    if args.overlay {
+    if let Some(overlay) = &page.overlay {
         let path = args.out.join(format!("{name}.overlay.png"));
-        write_png(&path, &overlay(page, &grid))?;
+        write_png(&path, overlay)?;
     }
     Ok(rows)
 }
@@ -178,17 +185,5 @@ where
     let mut bytes = Vec::new();
     img.write_to(&mut Cursor::new(&mut bytes), ImageFormat::Png)
         .map_err(|e| format!("{}: cannot encode png: {e}", path.display()))?;
-    write_atomic(path, &bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
-}
-
-/// Writes `bytes` to a temporary file next to `path`, then renames it into place.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    write_atomic(path, &bytes).map_err(|e| e.to_string())
 }

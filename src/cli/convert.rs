@@ -9,8 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{EXIT_SOME_FAILED, diag};
-use scoresheet::notation::das::{parse_das_game, write_das_record};
-use scoresheet::notation::{Notation, Variant, replay, replay_auto, split_game, write_pgn};
+use scoresheet::{Notation, Variant, convert_game};
 
 #[derive(clap::Args, Debug)]
 pub struct ConvertArgs {
@@ -51,32 +50,13 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         ),
     };
-    if args.variant == Variant::Das {
-        return Ok(match parse_das_game(&text) {
-            Ok(game) => {
-                print!("{}", write_das_record(&game, &[]));
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                diag(format!("{name}: {e}"));
-                ExitCode::from(EXIT_SOME_FAILED)
-            }
-        });
-    }
-    let game = split_game(&text);
-    let replayed = match args.notation {
-        NotationChoice::Fixed(n) => replay(&game, n).map(|moves| (n, moves)),
-        NotationChoice::Auto => replay_auto(&game),
+    let notation = match args.notation {
+        NotationChoice::Fixed(n) => Some(n),
+        NotationChoice::Auto => None,
     };
-    match replayed {
-        Ok((_, moves)) => {
-            let result = game.result.as_deref().unwrap_or("*");
-            let result = if result == "½-½" || result == "0.5-0.5" {
-                "1/2-1/2"
-            } else {
-                result
-            };
-            print!("{}", write_pgn(&[], &moves, result));
+    match convert_game(&text, notation, args.variant) {
+        Ok(out) => {
+            print!("{out}");
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

@@ -10,12 +10,9 @@ use anyhow::bail;
 use rayon::prelude::*;
 
 use scoresheet::eval::{
-    SheetEval, Summary, Truth, WrongCell, evaluate, normalise, read_labels, summarize,
+    SheetEval, Summary, Truth, WrongCell, evaluate, normalise, read_labels, summarize, truth_beside,
 };
-use scoresheet::notation::read_pgn;
-use scoresheet::page::load_pages;
-use scoresheet::pipeline::{Pipeline, SheetOptions};
-use scoresheet::report::write_atomic;
+use scoresheet::{Pipeline, SheetOptions, load_pages, write_atomic};
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Input, Job};
@@ -59,32 +56,6 @@ fn game_of(stem: &str) -> &str {
     stem.split('_').next().unwrap_or(stem)
 }
 
-/// Truth for one image from files next to it.
-fn truth_beside(input: &Input) -> anyhow::Result<Truth> {
-    let mut truth = Truth::default();
-    let tsv = input.path.with_extension("tsv");
-    if tsv.is_file() {
-        truth.labels = read_labels(&tsv)?.into_values().flatten().collect();
-    }
-    let pgn = input.path.with_extension("pgn");
-    if pgn.is_file() {
-        let text = std::fs::read_to_string(&pgn)?;
-        let game = read_pgn(&text)
-            .into_iter()
-            .next()
-            .ok_or_else(|| anyhow::anyhow!("{}: no game", pgn.display()))?
-            .map_err(|e| anyhow::anyhow!("{}: {e}", pgn.display()))?;
-        let mut pos = shakmaty::Chess::default();
-        let mut sans = Vec::with_capacity(game.moves.len());
-        for m in game.moves {
-            sans.push(shakmaty::san::San::from_move(&pos, m).to_string());
-            shakmaty::Position::play_unchecked(&mut pos, m);
-        }
-        truth.game = Some(sans);
-    }
-    Ok(truth)
-}
-
 pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let (mut inputs, missing) = inputs::collect(&args.paths);
     for e in &missing {
@@ -124,7 +95,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
                 labels: all.get(&input.stem).cloned().unwrap_or_default(),
                 game: None,
             },
-            None => truth_beside(&input)?,
+            None => truth_beside(&input.path)?,
         };
         if truth.labels.is_empty() && truth.game.is_none() {
             continue;

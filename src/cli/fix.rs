@@ -10,10 +10,9 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 
 use scoresheet::corrections::{self, CorrectionsFile, HeaderRequest, Request, Requests, now_utc};
-use scoresheet::model::RuntimeParams;
-use scoresheet::notation::Notation;
-use scoresheet::pipeline::{Pipeline, PipelineParams};
-use scoresheet::report::{PgnTags, SheetReport, to_pgn, write_atomic};
+use scoresheet::{
+    Notation, PgnTags, Pipeline, PipelineParams, RuntimeParams, SheetReport, to_pgn, write_atomic,
+};
 
 use super::batch::load_model;
 use super::{EXIT_SOME_FAILED, diag};

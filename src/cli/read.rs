@@ -10,12 +10,9 @@ use std::time::Instant;
 use anyhow::Context;
 use rayon::prelude::*;
 
-use scoresheet::model::CellModel;
-use scoresheet::notation::Variant;
-use scoresheet::pairings::{Lookup, Pairings, Trf};
-use scoresheet::pipeline::{Pipeline, SheetError, SheetOptions};
-use scoresheet::report::{
-    Correction, HeaderCorrection, PgnTags, Producer, SheetReport, flag_least_sure, to_pgn,
+use scoresheet::{
+    CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
+    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_pages, to_pgn,
     write_atomic,
 };
 
@@ -447,7 +444,7 @@ fn read_one(
     batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
-    let pages = match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
+    let pages = match load_pages(&input.path, &pipeline.params().page) {
         Ok(p) => p,
         Err(e) => {
             o.errors.push(e.to_string());
@@ -531,7 +528,7 @@ fn read_pair(
     let mut o = new_outcome();
     let mut pages = Vec::with_capacity(2);
     for input in inputs {
-        match scoresheet::page::load_pages(&input.path, &pipeline.params().page) {
+        match load_pages(&input.path, &pipeline.params().page) {
             Ok(mut p) => pages.push(p.swap_remove(0)),
             Err(e) => o.errors.push(e.to_string()),
         }

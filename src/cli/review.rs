@@ -6,9 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use scoresheet::page::PageParams;
-use scoresheet::pipeline::reload_pages;
-use scoresheet::report::{ReviewSheet, SheetReport, review_html, write_atomic};
+use scoresheet::{PageParams, ReviewSheet, SheetReport, reload_pages, review_html, write_atomic};
 
 use super::{EXIT_SOME_FAILED, diag};
 

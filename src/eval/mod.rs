@@ -35,6 +35,40 @@ pub enum TruthError {
     },
 }
 
+/// Truth for one image from the files next to it: `<stem>.tsv` (labels, HCS format)
+/// and `<stem>.pgn` (the true game), each optional.
+///
+/// # Errors
+/// When a file is there but cannot be read, is malformed, or holds no game.
+pub fn truth_beside(image: &Path) -> Result<Truth, TruthError> {
+    let mut truth = Truth::default();
+    let tsv = image.with_extension("tsv");
+    if tsv.is_file() {
+        truth.labels = read_labels(&tsv)?.into_values().flatten().collect();
+    }
+    let pgn = image.with_extension("pgn");
+    if pgn.is_file() {
+        let bad = |reason: String| TruthError::Read {
+            path: pgn.display().to_string(),
+            reason,
+        };
+        let text = std::fs::read_to_string(&pgn).map_err(|e| bad(e.to_string()))?;
+        let game = crate::notation::read_pgn(&text)
+            .into_iter()
+            .next()
+            .ok_or_else(|| bad("no game".into()))?
+            .map_err(|e| bad(e.to_string()))?;
+        let mut pos = shakmaty::Chess::default();
+        let mut sans = Vec::with_capacity(game.moves.len());
+        for m in game.moves {
+            sans.push(shakmaty::san::San::from_move(&pos, m).to_string());
+            shakmaty::Position::play_unchecked(&mut pos, m);
+        }
+        truth.game = Some(sans);
+    }
+    Ok(truth)
+}
+
 /// Reads a labels file in the HCS format (`page move side label`, tab-separated, one
 /// header line) into per-page labels.
 ///

@@ -82,6 +82,9 @@ pub struct Cell {
     /// Block (0-based, left to right) and row within it (0-based, top down).
     pub block: usize,
     pub row: usize,
+    /// White cells of a table with a number column or strip: the box where the row's
+    /// move number is printed.
+    pub number: Option<CellBox>,
 }
 
 /// The move table found on a page.
@@ -104,6 +107,9 @@ pub struct Grid {
     /// Leading rows of every block dropped as column headings (see
     /// [`Grid::drop_leading_rows`]).
     pub header_rows: usize,
+    /// Number of the first move row (1, or 51, 61 ... on a continuation sheet), read
+    /// from the printed numbers (see [`Grid::renumber`]).
+    pub first_move: u32,
 }
 
 /// Why no grid came out of a page. One lowercase line naming the page.
@@ -155,17 +161,24 @@ impl Grid {
     /// Drops the first `k` rows of every block (a column-header row found to hold no
     /// moves) and numbers the cells again.
     pub fn drop_leading_rows(&mut self, k: usize) {
-        if k == 0 || k >= self.rows_per_block {
+        self.renumber(k, self.first_move);
+    }
+
+    /// Drops the first `k` rows of every block and numbers the rest from `first_move`
+    /// (the number printed on the first row kept), counting on across blocks.
+    pub fn renumber(&mut self, k: usize, first_move: u32) {
+        if k >= self.rows_per_block || first_move == 0 {
             return;
         }
         let rows = self.rows_per_block - k;
         self.cells.retain(|c| c.row >= k);
         for c in &mut self.cells {
             c.row -= k;
-            c.move_number = (c.block * rows + c.row + 1) as u32;
+            c.move_number = (c.block * rows + c.row) as u32 + first_move;
         }
         self.rows_per_block = rows;
         self.header_rows += k;
+        self.first_move = first_move;
     }
 }
 
@@ -210,6 +223,20 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
                 };
                 let bbox = clip_box(px0 - left_margin, py0 - my, px1 + mx, py1 + my, pw, ph);
                 let move_number = (b * rows + r + 1) as u32;
+                let number = match (side, block.number, block.strip_x) {
+                    (Color::Black, ..) => None,
+                    (Color::White, Some(n), _) => {
+                        let c = &t.columns[n];
+                        let nx0 = t.edge_x(c.left, ymid);
+                        let nx1 = t.edge_x(c.right, ymid);
+                        Some(clip_box(to_page(nx0), py0, to_page(nx1), py1, pw, ph))
+                    }
+                    (Color::White, None, Some(sx)) => {
+                        let nx0 = t.edge_x(col.left, ymid);
+                        Some(clip_box(to_page(nx0), py0, to_page(sx), py1, pw, ph))
+                    }
+                    (Color::White, None, None) => None,
+                };
                 cells.push(Cell {
                     move_number,
                     side,
@@ -218,6 +245,7 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
                     ink,
                     block: b,
                     row: r,
+                    number,
                 });
             }
         }
@@ -232,6 +260,7 @@ fn cells_of(t: &Table, work: &GrayImage, k: u32, page: &Page, params: &GridParam
         row_pitch,
         ruled_numbers: t.blocks.iter().any(|b| b.number.is_some()),
         header_rows: 0,
+        first_move: 1,
     }
 }
 
@@ -289,7 +318,11 @@ fn ink_fraction(gray: &GrayImage, x0: f32, y0: f32, x1: f32, y1: f32) -> f32 {
 
 /// The cell's image: its [`Cell::bbox`] cut out of the page.
 pub fn crop(page: &Page, cell: &Cell) -> GrayImage {
-    let b = cell.bbox;
+    crop_box(page, cell.bbox)
+}
+
+/// Any box of the page cut out (a cell's printed number, say).
+pub fn crop_box(page: &Page, b: CellBox) -> GrayImage {
     image::imageops::crop_imm(&page.image, b.x, b.y, b.w, b.h).to_image()
 }
 

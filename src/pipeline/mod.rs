@@ -1,8 +1,9 @@
-//! Image file -> read sheets: page, grid, cell model, decoder and report in one call.
+//! Image file -> read sheets: page, grid, cell model, decoder and report in one call
+//! (the reports themselves are built in `build.rs`, cells cut for front ends in
+//! `cells.rs`, sources of reports in `sources.rs`, re-reads in `reread.rs`).
 //!
 //! ```no_run
-//! use scoresheet::model::{CellModel, OrtModel, RuntimeParams};
-//! use scoresheet::pipeline::{Pipeline, PipelineParams};
+//! use scoresheet::{OrtModel, Pipeline, PipelineParams, RuntimeParams};
 //! let mut model = OrtModel::embedded(&RuntimeParams::default())?;
 //! let pipeline = Pipeline::new(PipelineParams::default());
 //! for sheet in pipeline.read_file("sheet.jpg".as_ref(), &mut model, &Default::default()) {
@@ -16,16 +17,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use image::GrayImage;
-use shakmaty::Color;
 
-use crate::decode::{
-    DasDecoder, DasParams, DasSheet, DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus,
-};
+use crate::decode::{DasDecoder, DasParams, DasSheet, DecodeParams, DecodedSheet, Decoder};
 use crate::grid::{self, CellBox, Grid, GridError, GridParams};
 use crate::model::{CellModel, CellScores, ModelError};
-use crate::notation::{Notation, Variant};
+use crate::notation::Variant;
 use crate::page::{self, Page, PageError, PageParams};
-use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
+use crate::report::SheetReport;
 
 /// Time steps of the scores given to a cell that skips the model when no cell of
 /// the sheet went through it (any length reads as blank).
@@ -33,9 +31,18 @@ const BLANK_STEPS: usize = 8;
 
 /// The most leading rows a ruled table may have that hold no moves (a heading row, or
 /// rows of the form's header that a blurred page's ruling reached into).
+mod build;
+mod cells;
+mod numbers;
 mod reread;
+mod sources;
 
+use build::{add_copies, no_game};
+pub use build::{build_das_report, build_report};
+pub use cells::{CutCell, CutPage, cut_cells};
+pub use numbers::Anchor;
 pub use reread::{Reread, RereadError};
+pub use sources::{reload_pages, report_sources, source_name};
 
 const MAX_HEADER_ROWS: usize = 6;
 
@@ -105,6 +112,11 @@ pub enum SheetError {
     Grid(#[from] GridError),
     #[error("{path}: {source}")]
     Model { path: String, source: ModelError },
+    #[error(
+        "{path}: a continuation sheet (its printed numbers start at move {first_move}): \
+         reading a game's later sheets is not supported yet"
+    )]
+    Continuation { path: String, first_move: u32 },
 }
 
 /// Per-sheet inputs beyond the image: human corrections to honour.
@@ -145,16 +157,6 @@ pub struct Pipeline {
 }
 
 pub use crate::decode::cell_index;
-
-/// The `source` string of a page in reports: the path, plus `#pageN` for the pages
-/// after the first of a multi-page file.
-pub fn source_name(path: &Path, index: usize) -> String {
-    if index == 0 {
-        path.display().to_string()
-    } else {
-        format!("{}#page{}", path.display(), index + 1)
-    }
-}
 
 impl Pipeline {
     pub fn new(params: PipelineParams) -> Self {
@@ -278,7 +280,9 @@ impl Pipeline {
     /// A ruled table may carry its column headings (`№ | Белые | Чёрные`) in a first
     /// row as tall as the move rows, and on a blurred page the ruling found may reach
     /// up into the form's header (the underlined name fields), a few rows that hold no
-    /// moves. Whether the first rows hold moves is decided by the decoder: the opening
+    /// moves. Where the form prints move numbers, they decide (see [`numbers`]): rows
+    /// above the one numbered 1 are dropped, and a sheet whose numbers start later is a
+    /// continuation sheet, an error for now. Otherwise the decoder decides: the opening
     /// cells are decoded as they are and without the first 1 to [`MAX_HEADER_ROWS`]
     /// rows (up to the same cell), and the rows are dropped when the game explains the
     /// cells it keeps better without them, by [`HEADER_ROW_GAIN`] for each row dropped.
@@ -298,6 +302,23 @@ impl Pipeline {
         if let Some(&Some(k)) = options.header_rows.get(which) {
             grid.drop_leading_rows(k);
             return Ok(Vec::new());
+        }
+        if self.params.variant != Variant::Das {
+            let anchor =
+                numbers::anchor(page, grid, model).map_err(|source| SheetError::Model {
+                    path: source_name(&page.source, page.index),
+                    source,
+                })?;
+            if let Some(a) = anchor {
+                if a.first_move != 1 {
+                    return Err(SheetError::Continuation {
+                        path: source_name(&page.source, page.index),
+                        first_move: a.first_move,
+                    });
+                }
+                grid.renumber(a.heading_rows, 1);
+                return Ok(Vec::new());
+            }
         }
         if self.params.variant == Variant::Das || !grid.ruled_numbers || grid.rows_per_block < 10 {
             return Ok(Vec::new());
@@ -418,301 +439,4 @@ impl Pipeline {
             None => grid.cells.len().min(self.params.trailing_cells),
         }
     }
-}
-
-fn side_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn state_name(kind: EntryKind, review: bool) -> &'static str {
-    match kind {
-        EntryKind::Locked => "locked",
-        EntryKind::Skipped | EntryKind::Duplicate => "skipped",
-        EntryKind::Assumed => "assumed",
-        EntryKind::Replaced => "review",
-        EntryKind::Read if review => "review",
-        EntryKind::Read => "ok",
-    }
-}
-
-fn round3(x: f32) -> f32 {
-    (x * 1000.0).round() / 1000.0
-}
-
-/// Turns a decoded sheet into its JSON report (without producer and corrections).
-pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetReport {
-    let mut moves = Vec::with_capacity(decoded.entries.len());
-    for e in &decoded.entries {
-        let (move_number, side) = match e.cell {
-            Some(c) => crate::decode::cell_move(c),
-            // An assumed move sits before the next cell: name it by its own ply.
-            None => {
-                let ply = e.ply.unwrap_or(0);
-                (
-                    (ply / 2 + 1) as u32,
-                    if ply % 2 == 0 {
-                        Color::White
-                    } else {
-                        Color::Black
-                    },
-                )
-            }
-        };
-        let bbox = e
-            .cell
-            .and_then(|c| grid.cells.get(c))
-            .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
-        moves.push(MoveReport {
-            ply: e.ply.map(|p| p as u32 + 1),
-            move_number,
-            side: side_name(side).to_string(),
-            san: e.san.clone(),
-            written: e.written.clone(),
-            read: e.read.clone(),
-            confidence: round3(e.confidence),
-            review: e.review,
-            cell_p: e.cell_p,
-            state: state_name(e.kind, e.review).to_string(),
-            bbox,
-            copies: Vec::new(),
-            disagree: false,
-            alternatives: e
-                .alternatives
-                .iter()
-                .map(|a| Alternative {
-                    san: a.san.clone(),
-                    confidence: round3(a.confidence),
-                })
-                .collect(),
-        });
-    }
-    let result = game_result(&decoded.moves);
-    let mut report = SheetReport {
-        source: source_name(&page.source, page.index),
-        source_path: absolute(&page.source),
-        notation: decoded.notation.code().to_string(),
-        status: match decoded.status {
-            GameStatus::Complete => "complete",
-            GameStatus::Partial => "partial",
-        }
-        .to_string(),
-        moves,
-        result,
-        producer: Producer::default(),
-        page: page_info(page, grid),
-        summary: Default::default(),
-        copies: Vec::new(),
-        corrections: Vec::new(),
-        game: None,
-        header_corrections: Vec::new(),
-    };
-    report.summarize();
-    report
-}
-
-/// The image file (absolute where known) and page index of each sheet a report was
-/// read from: both copies of a two-copy game, else the one source.
-pub fn report_sources(report: &SheetReport) -> Vec<(std::path::PathBuf, usize)> {
-    let pick = |source: &str, path: &str| {
-        let s = if path.is_empty() { source } else { path };
-        std::path::PathBuf::from(s.split('#').next().unwrap_or(s))
-    };
-    if report.copies.is_empty() {
-        vec![(pick(&report.source, &report.source_path), report.page.index)]
-    } else {
-        report
-            .copies
-            .iter()
-            .map(|c| (pick(&c.source, &c.source_path), c.page.index))
-            .collect()
-    }
-}
-
-/// Loads again the pages a report was read from (see [`report_sources`]), upright
-/// and deskewed as when it was read, so that its boxes fit.
-///
-/// # Errors
-/// When an image cannot be read or lacks the page.
-pub fn reload_pages(report: &SheetReport, params: &PageParams) -> Result<Vec<Page>, PageError> {
-    report_sources(report)
-        .into_iter()
-        .map(|(path, index)| {
-            let mut pages = page::load_pages(&path, params)?;
-            if index >= pages.len() {
-                return Err(PageError::Corrupt {
-                    path,
-                    reason: format!("has no page {}", index + 1),
-                });
-            }
-            Ok(pages.swap_remove(index))
-        })
-        .collect()
-}
-
-fn page_info(page: &Page, grid: &Grid) -> PageInfo {
-    PageInfo {
-        index: page.index,
-        width: page.image.width(),
-        height: page.image.height(),
-        skew_deg: round3(page.skew_deg),
-        rotated_180: page.rotated_180,
-        cells: grid.cells.len(),
-        header_rows: Some(grid.header_rows),
-    }
-}
-
-fn absolute(path: &Path) -> String {
-    std::fs::canonicalize(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string()
-}
-
-/// Adds both copies to a two-copy report: per cell its box and reading on each copy,
-/// and a `disagree` flag (with review) where one copy shows the chosen move and the
-/// other a different legal move.
-fn add_copies(
-    report: &mut SheetReport,
-    pages: [&Page; 2],
-    grids: &[Grid; 2],
-    scores: &[Vec<CellScores>; 2],
-    decoded: &DecodedSheet,
-    alphabet: &crate::model::Alphabet,
-) {
-    use shakmaty::Position;
-    report.copies = pages
-        .iter()
-        .zip(grids)
-        .map(|(p, g)| CopyInfo {
-            source: source_name(&p.source, p.index),
-            source_path: absolute(&p.source),
-            page: page_info(p, g),
-        })
-        .collect();
-    let n = decoded.notation;
-    let mut pos = shakmaty::Chess::default();
-    for (entry, m) in decoded.entries.iter().zip(report.moves.iter_mut()) {
-        let before = pos.clone();
-        if let Some(mv) = entry.ply.and_then(|ply| decoded.moves.get(ply)) {
-            pos.play_unchecked(*mv);
-        }
-        let Some(cell) = entry.cell else { continue };
-        let reads: Vec<Option<String>> = scores
-            .iter()
-            .map(|s| {
-                s.get(cell)
-                    .map(|c| crate::notation::transliterate(&alphabet.greedy(c), n))
-            })
-            .collect();
-        m.copies = (0..2)
-            .filter_map(|i| {
-                let read = reads[i].clone()?;
-                let bbox = grids[i]
-                    .cells
-                    .get(cell)
-                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
-                Some(CopyCell {
-                    copy: i,
-                    bbox,
-                    read,
-                })
-            })
-            .collect();
-        // Which legal move each copy's reading names, if any.
-        let named: Vec<Option<shakmaty::Move>> = reads
-            .iter()
-            .map(|r| {
-                r.as_deref()
-                    .filter(|t| !t.is_empty())
-                    .and_then(|t| crate::notation::parse_move(&before, t, n).ok())
-            })
-            .collect();
-        let chosen = entry.ply.and_then(|p| decoded.moves.get(p)).copied();
-        if let (Some(x), Some(y)) = (named[0], named[1])
-            && x != y
-            && (Some(x) == chosen || Some(y) == chosen)
-        {
-            m.disagree = true;
-            m.review = true;
-            if m.state == "ok" {
-                m.state = "review".into();
-            }
-        }
-    }
-    report.summarize();
-}
-
-/// The empty chess game of a sheet that records no chess game (a Das sheet).
-fn no_game(cells_used: usize) -> DecodedSheet {
-    DecodedSheet {
-        notation: Notation::En,
-        status: GameStatus::Complete,
-        moves: Vec::new(),
-        entries: Vec::new(),
-        cells_used,
-        log_likelihood: 0.0,
-        notation_scores: Vec::new(),
-        lock_conflicts: Vec::new(),
-    }
-}
-
-/// Turns a Das record into its JSON report: notation `das`, `san` null, `written` and
-/// `read` the move as the cell most likely says it, alternatives as written.
-pub fn build_das_report(
-    page: &Page,
-    grid: &Grid,
-    decoded: &DecodedSheet,
-    das: &DasSheet,
-) -> SheetReport {
-    let mut report = build_report(page, grid, decoded);
-    report.notation = "das".to_string();
-    report.moves = das
-        .entries
-        .iter()
-        .map(|e| {
-            let (move_number, side) = crate::decode::cell_move(e.cell);
-            MoveReport {
-                ply: e.ply.map(|p| p as u32 + 1),
-                move_number,
-                side: side_name(side).to_string(),
-                san: None,
-                written: e.text.clone(),
-                read: e.text.clone().unwrap_or_default(),
-                confidence: round3(e.confidence),
-                review: e.review,
-                state: state_name(e.kind, e.review).to_string(),
-                bbox: grid
-                    .cells
-                    .get(e.cell)
-                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]),
-                alternatives: e
-                    .alternatives
-                    .iter()
-                    .map(|(text, confidence)| Alternative {
-                        san: text.clone(),
-                        confidence: round3(*confidence),
-                    })
-                    .collect(),
-                ..Default::default()
-            }
-        })
-        .collect();
-    report.summarize();
-    report
-}
-
-/// `1-0` / `0-1` when the game ends in mate, `1/2-1/2` on stalemate, else `*`.
-fn game_result(moves: &[shakmaty::Move]) -> String {
-    use shakmaty::{Chess, Position};
-    let mut pos = Chess::default();
-    for m in moves {
-        match pos.clone().play(*m) {
-            Ok(p) => pos = p,
-            Err(_) => return "*".into(),
-        }
-    }
-    pos.outcome().as_str().to_string()
 }

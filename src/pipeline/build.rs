@@ -1,0 +1,272 @@
+//! Decoded sheet -> its JSON report: moves with their boxes, confidences and
+//! alternatives, the page's facts, both copies of a two-copy game, and Das sheets.
+
+use std::path::Path;
+
+use shakmaty::Color;
+
+use super::sources::source_name;
+use crate::decode::{DasSheet, DecodedSheet, EntryKind, GameStatus};
+use crate::grid::Grid;
+use crate::model::CellScores;
+use crate::notation::Notation;
+use crate::page::Page;
+use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn state_name(kind: EntryKind, review: bool) -> &'static str {
+    match kind {
+        EntryKind::Locked => "locked",
+        EntryKind::Skipped | EntryKind::Duplicate => "skipped",
+        EntryKind::Assumed => "assumed",
+        EntryKind::Replaced => "review",
+        EntryKind::Read if review => "review",
+        EntryKind::Read => "ok",
+    }
+}
+
+fn round3(x: f32) -> f32 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Turns a decoded sheet into its JSON report (without producer and corrections).
+pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetReport {
+    let mut moves = Vec::with_capacity(decoded.entries.len());
+    for e in &decoded.entries {
+        let (move_number, side) = match e.cell {
+            Some(c) => crate::decode::cell_move(c),
+            // An assumed move sits before the next cell: name it by its own ply.
+            None => {
+                let ply = e.ply.unwrap_or(0);
+                (
+                    (ply / 2 + 1) as u32,
+                    if ply % 2 == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    },
+                )
+            }
+        };
+        let bbox = e
+            .cell
+            .and_then(|c| grid.cells.get(c))
+            .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
+        moves.push(MoveReport {
+            ply: e.ply.map(|p| p as u32 + 1),
+            move_number,
+            side: side_name(side).to_string(),
+            san: e.san.clone(),
+            written: e.written.clone(),
+            read: e.read.clone(),
+            confidence: round3(e.confidence),
+            review: e.review,
+            cell_p: e.cell_p,
+            state: state_name(e.kind, e.review).to_string(),
+            bbox,
+            copies: Vec::new(),
+            disagree: false,
+            alternatives: e
+                .alternatives
+                .iter()
+                .map(|a| Alternative {
+                    san: a.san.clone(),
+                    confidence: round3(a.confidence),
+                })
+                .collect(),
+        });
+    }
+    let result = game_result(&decoded.moves);
+    let mut report = SheetReport {
+        source: source_name(&page.source, page.index),
+        source_path: absolute(&page.source),
+        notation: decoded.notation.code().to_string(),
+        status: match decoded.status {
+            GameStatus::Complete => "complete",
+            GameStatus::Partial => "partial",
+        }
+        .to_string(),
+        moves,
+        result,
+        producer: Producer::default(),
+        page: page_info(page, grid),
+        summary: Default::default(),
+        copies: Vec::new(),
+        corrections: Vec::new(),
+        game: None,
+        header_corrections: Vec::new(),
+    };
+    report.summarize();
+    report
+}
+
+fn page_info(page: &Page, grid: &Grid) -> PageInfo {
+    PageInfo {
+        index: page.index,
+        width: page.image.width(),
+        height: page.image.height(),
+        skew_deg: round3(page.skew_deg),
+        rotated_180: page.rotated_180,
+        cells: grid.cells.len(),
+        header_rows: Some(grid.header_rows),
+    }
+}
+
+fn absolute(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Adds both copies to a two-copy report: per cell its box and reading on each copy,
+/// and a `disagree` flag (with review) where one copy shows the chosen move and the
+/// other a different legal move.
+pub(super) fn add_copies(
+    report: &mut SheetReport,
+    pages: [&Page; 2],
+    grids: &[Grid; 2],
+    scores: &[Vec<CellScores>; 2],
+    decoded: &DecodedSheet,
+    alphabet: &crate::model::Alphabet,
+) {
+    use shakmaty::Position;
+    report.copies = pages
+        .iter()
+        .zip(grids)
+        .map(|(p, g)| CopyInfo {
+            source: source_name(&p.source, p.index),
+            source_path: absolute(&p.source),
+            page: page_info(p, g),
+        })
+        .collect();
+    let n = decoded.notation;
+    let mut pos = shakmaty::Chess::default();
+    for (entry, m) in decoded.entries.iter().zip(report.moves.iter_mut()) {
+        let before = pos.clone();
+        if let Some(mv) = entry.ply.and_then(|ply| decoded.moves.get(ply)) {
+            pos.play_unchecked(*mv);
+        }
+        let Some(cell) = entry.cell else { continue };
+        let reads: Vec<Option<String>> = scores
+            .iter()
+            .map(|s| {
+                s.get(cell)
+                    .map(|c| crate::notation::transliterate(&alphabet.greedy(c), n))
+            })
+            .collect();
+        m.copies = (0..2)
+            .filter_map(|i| {
+                let read = reads[i].clone()?;
+                let bbox = grids[i]
+                    .cells
+                    .get(cell)
+                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
+                Some(CopyCell {
+                    copy: i,
+                    bbox,
+                    read,
+                })
+            })
+            .collect();
+        // Which legal move each copy's reading names, if any.
+        let named: Vec<Option<shakmaty::Move>> = reads
+            .iter()
+            .map(|r| {
+                r.as_deref()
+                    .filter(|t| !t.is_empty())
+                    .and_then(|t| crate::notation::parse_move(&before, t, n).ok())
+            })
+            .collect();
+        let chosen = entry.ply.and_then(|p| decoded.moves.get(p)).copied();
+        if let (Some(x), Some(y)) = (named[0], named[1])
+            && x != y
+            && (Some(x) == chosen || Some(y) == chosen)
+        {
+            m.disagree = true;
+            m.review = true;
+            if m.state == "ok" {
+                m.state = "review".into();
+            }
+        }
+    }
+    report.summarize();
+}
+
+/// The empty chess game of a sheet that records no chess game (a Das sheet).
+pub(super) fn no_game(cells_used: usize) -> DecodedSheet {
+    DecodedSheet {
+        notation: Notation::En,
+        status: GameStatus::Complete,
+        moves: Vec::new(),
+        entries: Vec::new(),
+        cells_used,
+        log_likelihood: 0.0,
+        notation_scores: Vec::new(),
+        lock_conflicts: Vec::new(),
+    }
+}
+
+/// Turns a Das record into its JSON report: notation `das`, `san` null, `written` and
+/// `read` the move as the cell most likely says it, alternatives as written.
+pub fn build_das_report(
+    page: &Page,
+    grid: &Grid,
+    decoded: &DecodedSheet,
+    das: &DasSheet,
+) -> SheetReport {
+    let mut report = build_report(page, grid, decoded);
+    report.notation = "das".to_string();
+    report.moves = das
+        .entries
+        .iter()
+        .map(|e| {
+            let (move_number, side) = crate::decode::cell_move(e.cell);
+            MoveReport {
+                ply: e.ply.map(|p| p as u32 + 1),
+                move_number,
+                side: side_name(side).to_string(),
+                san: None,
+                written: e.text.clone(),
+                read: e.text.clone().unwrap_or_default(),
+                confidence: round3(e.confidence),
+                review: e.review,
+                state: state_name(e.kind, e.review).to_string(),
+                bbox: grid
+                    .cells
+                    .get(e.cell)
+                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]),
+                alternatives: e
+                    .alternatives
+                    .iter()
+                    .map(|(text, confidence)| Alternative {
+                        san: text.clone(),
+                        confidence: round3(*confidence),
+                    })
+                    .collect(),
+                ..Default::default()
+            }
+        })
+        .collect();
+    report.summarize();
+    report
+}
+
+/// `1-0` / `0-1` when the game ends in mate, `1/2-1/2` on stalemate, else `*`.
+fn game_result(moves: &[shakmaty::Move]) -> String {
+    use shakmaty::{Chess, Position};
+    let mut pos = Chess::default();
+    for m in moves {
+        match pos.clone().play(*m) {
+            Ok(p) => pos = p,
+            Err(_) => return "*".into(),
+        }
+    }
+    pos.outcome().as_str().to_string()
+}

@@ -1,0 +1,199 @@
+//! Printed move numbers -> the table's numbering. The number cells of the first rows
+//! of each block are read with the cell reader, digits only; every reading votes for
+//! the number of heading rows above the first move row and for the number printed on
+//! that row (1, or 51, 61 ... on a continuation sheet). A heading band (`Nr. | Weiß |
+//! Schwarz`, `WHITE | BLACK`) is dropped because its number cell holds no number, not
+//! because of what its words look like.
+
+use image::GrayImage;
+
+use crate::grid::{Grid, crop_box};
+use crate::model::{CellModel, ModelError};
+use crate::page::Page;
+use crate::vocab::{Alphabet, CellScores};
+
+/// Number cells read in the first block, and in each block after it.
+const ROWS_FIRST_BLOCK: usize = 6;
+const ROWS_OTHER_BLOCKS: usize = 3;
+/// Most heading rows a table may have above its first move row.
+const MAX_HEADING_ROWS: usize = 3;
+/// Readings that must agree, and the share of all numbers read they must be.
+const MIN_AGREEING: usize = 3;
+const MIN_SHARE: f32 = 0.6;
+/// A digit is taken when its probability at its best time step is at least this.
+const MIN_DIGIT_P: f32 = 0.5;
+
+/// What the printed numbers say about the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Anchor {
+    /// Leading rows of every block that hold no move (headings).
+    pub heading_rows: usize,
+    /// The number printed on the first move row.
+    pub first_move: u32,
+    /// Readings that agree, of those that gave a number.
+    pub agreeing: usize,
+    pub read: usize,
+}
+
+/// The number a digits-only best path through `scores` spells, if any: every time
+/// step takes the blank or its likeliest digit, repeats collapse as in CTC. Digits the
+/// reader is unsure of make it give up.
+pub fn digits(scores: &CellScores, alphabet: &Alphabet) -> Option<u32> {
+    let digit_class: Vec<(usize, u32)> = ('0'..='9')
+        .filter_map(|c| {
+            alphabet
+                .class_of(c)
+                .map(|k| (k, c.to_digit(10).unwrap_or(0)))
+        })
+        .collect();
+    let blank = alphabet.blank();
+    let mut out: Vec<u32> = Vec::new();
+    let mut prev: Option<usize> = None;
+    for t in 0..scores.steps {
+        let row = scores.row(t);
+        let (best_k, best_d, best_lp) = digit_class
+            .iter()
+            .map(|&(k, d)| (k, d, row[k]))
+            .fold((usize::MAX, 0, f32::NEG_INFINITY), |a, b| {
+                if b.2 > a.2 { b } else { a }
+            });
+        if best_k == usize::MAX || row[blank] >= best_lp {
+            prev = None;
+            continue;
+        }
+        if prev != Some(best_k) {
+            if best_lp.exp() < MIN_DIGIT_P {
+                return None;
+            }
+            out.push(best_d);
+        }
+        prev = Some(best_k);
+    }
+    if out.is_empty() || out.len() > 3 || out[0] == 0 {
+        return None;
+    }
+    Some(out.iter().fold(0, |n, d| n * 10 + d))
+}
+
+/// Numbers a sheet may start from: 1, and the usual first moves of a continuation
+/// sheet (26, 31, 41, 51, 61 ...: one more than a multiple of five).
+fn plausible_start(s: i64) -> bool {
+    s == 1 || (s > 1 && s <= 301 && (s - 1) % 5 == 0)
+}
+
+/// The numbering that most readings `(block, row, number)` agree on, when enough do.
+pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anchor> {
+    let mut best: Option<(usize, usize, i64)> = None; // (votes, heading rows, first)
+    for h in 0..=MAX_HEADING_ROWS.min(rows_per_block.saturating_sub(1)) {
+        let kept = (rows_per_block - h) as i64;
+        let mut firsts: Vec<i64> = reads
+            .iter()
+            .filter(|&&(_, r, _)| r >= h)
+            .map(|&(b, r, v)| i64::from(v) - b as i64 * kept - (r - h) as i64)
+            .filter(|&s| plausible_start(s))
+            .collect();
+        firsts.sort_unstable();
+        let mut i = 0;
+        while i < firsts.len() {
+            let j = firsts[i..].iter().take_while(|&&s| s == firsts[i]).count();
+            // a tie keeps the earlier choice: fewer heading rows, then the lower start
+            if best.is_none_or(|(v, _, _)| j > v) {
+                best = Some((j, h, firsts[i]));
+            }
+            i += j;
+        }
+    }
+    let (votes, heading_rows, first) = best?;
+    let share = votes as f32 / reads.len().max(1) as f32;
+    (votes >= MIN_AGREEING && share >= MIN_SHARE).then_some(Anchor {
+        heading_rows,
+        first_move: first as u32,
+        agreeing: votes,
+        read: reads.len(),
+    })
+}
+
+/// Reads the printed numbers of `grid` and returns what they agree on (None when the
+/// table prints none, or too few readings agree).
+///
+/// # Errors
+/// When the model fails.
+pub fn anchor(
+    page: &Page,
+    grid: &Grid,
+    model: &mut dyn CellModel,
+) -> Result<Option<Anchor>, ModelError> {
+    let wanted: Vec<(usize, usize, crate::grid::CellBox)> = grid
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let rows = if c.block == 0 {
+                ROWS_FIRST_BLOCK
+            } else {
+                ROWS_OTHER_BLOCKS
+            };
+            c.number
+                .filter(|_| c.row < rows)
+                .map(|b| (c.block, c.row, b))
+        })
+        .collect();
+    if wanted.len() < MIN_AGREEING {
+        return Ok(None);
+    }
+    let crops: Vec<GrayImage> = wanted.iter().map(|&(_, _, b)| crop_box(page, b)).collect();
+    let scores = model.read(&crops)?;
+    let alphabet = model.alphabet().clone();
+    let reads: Vec<(usize, usize, u32)> = wanted
+        .iter()
+        .zip(&scores)
+        .filter_map(|(&(b, r, _), s)| digits(s, &alphabet).map(|v| (b, r, v)))
+        .collect();
+    Ok(vote(&reads, grid.rows_per_block))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heading_row_above_move_one_is_found() {
+        // rows 1.. of block 0 read 1, 2, 3, 5 (one misread); block 1 reads 31, 32
+        let reads = [
+            (0, 1, 1),
+            (0, 2, 2),
+            (0, 3, 3),
+            (0, 4, 5),
+            (1, 1, 31),
+            (1, 2, 32),
+        ];
+        let a = vote(&reads, 31).expect("anchored");
+        assert_eq!((a.heading_rows, a.first_move, a.agreeing), (1, 1, 5));
+    }
+
+    #[test]
+    fn a_plain_table_keeps_its_numbers() {
+        let reads = [(0, 0, 1), (0, 1, 2), (0, 2, 3), (1, 0, 26)];
+        let a = vote(&reads, 25).expect("anchored");
+        assert_eq!((a.heading_rows, a.first_move), (0, 1));
+    }
+
+    #[test]
+    fn a_continuation_sheet_starts_where_its_print_says() {
+        let reads = [(0, 0, 51), (0, 1, 52), (0, 2, 53), (1, 0, 76), (1, 1, 77)];
+        let a = vote(&reads, 25).expect("anchored");
+        assert_eq!((a.heading_rows, a.first_move), (0, 51));
+    }
+
+    #[test]
+    fn disagreeing_readings_decide_nothing() {
+        assert_eq!(
+            vote(&[(0, 0, 1), (0, 1, 7), (0, 2, 19), (0, 3, 4)], 30),
+            None
+        );
+        assert_eq!(
+            vote(&[(0, 0, 1), (0, 1, 2)], 30),
+            None,
+            "two readings are too few"
+        );
+    }
+}
