@@ -53,6 +53,37 @@ def _calibration(man: dict) -> list[str]:
     ]
 
 
+def _architecture(m: dict) -> list[str]:
+    size = f"{m.get('parameters', 0):,} parameters, {m.get('onnx_bytes', 0) / 1e6:.2f} MB ONNX (opset 17, dynamic batch)."
+    if m.get("architecture") != "pretrained":
+        return ["- CRNN: 4 conv blocks (32-64-128-128 channels, BatchNorm folded into Conv at export) ->",
+                f"  BiLSTM 2 x 128 -> linear -> log-softmax. {size}"]
+    src = m.get("pretrained_from", {})
+    return [
+        f"- Fine-tuned from PaddleOCR's PP-OCRv6 tiny text-line recogniser: `{src.get('file', '?')}` of the",
+        f"  PyPI wheel `{src.get('package', '?')}` {src.get('version', '?')} ({src.get('licence', '?')}, "
+        f"{src.get('authors', '?')}; licence text",
+        "  and our changes in `LICENSE-PP-OCR.txt`). Converted with `onnx2torch`, cut after its 160 -> 80",
+        "  neck; our 80 -> classes head starts from the pretrained rows of the same characters; the gray",
+        f"  input is repeated to three channels inside the graph. {size}",
+        "  (`training/pretrained.py`).",
+    ]
+
+
+def _selection(m: dict) -> list[str]:
+    sel = m.get("selection")
+    if not sel:
+        return []
+    rows = ["## Selection figures (what this model was chosen on; greedy, no chess knowledge)", "",
+            "| set | cells | exact cell | CER |", "|---|---|---|---|"]
+    names = {"hcs_select": "HCS selection games (every 7th training game, never trained on)",
+             "synsel_en": "synthetic, selection fonts, English", "synsel_ru": "synthetic, selection fonts, Russian",
+             "synsel_pl": "synthetic, selection fonts, Polish", "synsel_de": "synthetic, selection fonts, German"}
+    for k, v in sel.items():
+        rows.append(f"| {names.get(k, k)} | {v['cells']} | {100 * v['exact']:.1f}% | {100 * v['cer']:.1f}% |")
+    return rows + [""]
+
+
 def write_card(man: dict) -> None:
     m = man["metrics"]
     tr = m.get("training", {})
@@ -69,9 +100,7 @@ def write_card(man: dict) -> None:
         "",
         "## Model",
         "",
-        f"- CRNN: 4 conv blocks (32-64-128-128 channels, BatchNorm folded into Conv at export) ->",
-        f"  BiLSTM 2 x 128 -> linear -> log-softmax. {m.get('parameters', 0):,} parameters,",
-        f"  {m.get('onnx_bytes', 0) / 1e6:.2f} MB ONNX (opset 17, dynamic batch).",
+        *(_architecture(m)),
         f"- Input `{inp['name']}` [N, 1, {inp['height']}, {inp['width']}]: bilinear resize to height {inp['height']}"
         f" keeping aspect, width min(round(w*{inp['height']}/h), {inp['width']}),",
         f"  pasted at x=0 on a {inp['pad_value']}-filled canvas, x = (p/255 - {inp['mean']}) / {inp['std']}.",
@@ -93,14 +122,17 @@ def write_card(man: dict) -> None:
         "  the corpus) written in English, Russian, Polish and German notation as players write them",
         "  (long form, `:` captures, zeros in castling, `e.p.`, `d8Ф`, `++`, optional `x`/`+`), a few",
         "  10x10 \"Das\"-like strings, blank and near-blank cells; drawn with the train fonts of",
-        "  `shared/fonts` (Latin-only fonts only for strings without `Ф`/`Л`) and heavily augmented.",
+        "  `shared/fonts` and the train families of `training/fonts_extra.tsv` (handwriting families",
+        "  from the npm registry's `@fontsource` packages, licences listed there; cursive hands drawn",
+        "  joined, `Ф` in Latin-only hands drawn as an o with a stroke, `Л` only in Cyrillic hands),",
+        "  heavily augmented.",
         f"- Text: {tr.get('corpus_source', 'the python-chess stand-in of `training/corpus.py`')}"
         " (the Rust `corpus` example replaces it when the crate has one).",
-        "- Every batch: 35% real cells, 65% synthetic (45% / 55% from the third stage on). In the",
-        "  last three stages the real cells get a fresh small affine jitter and the weights are",
-        "  averaged (EMA 0.999); in the last two, half the synthetic cells are narrowed to 65-105%",
-        "  width, and in the last the other synthetic cells get the same jitter as the real ones.",
+        "- Every batch: 35% real cells, 65% synthetic (45% / 55% in the second stage); 30% of the",
+        "  synthetic cells narrowed to 65-105% width. In the second stage the real cells get a fresh",
+        "  small affine jitter and the weights are averaged (EMA 0.999).",
         "",
+        *_selection(m),
         "## Validation split (`training/split.json`, seeded)",
         "",
         f"- HCS games held out ({len(man['validation']['hcs_games'])}): {', '.join(man['validation']['hcs_games'])}.",
@@ -143,7 +175,7 @@ def write_card(man: dict) -> None:
         "```",
         "python -m venv .venv && .venv/bin/pip install -r training/requirements.txt",
         "python -m training.run        # seeded; split, corpus, cells, render, train, evaluate, export, calibrate",
-        "                              # ~15 min data + ~3.5 h training (26,800 steps) on 2 idle cores",
+        "                              # ~12 min data + about 1.5 h training (4,500 steps) on 2 idle cores",
         "```",
         "",
         f"Last run: data {tr.get('data_s', '?')} s, training {tr.get('train_s', '?')} s on 2 CPU cores: "

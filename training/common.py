@@ -33,7 +33,7 @@ MODELS = ROOT / "models"
 SPLIT_FILE = ROOT / "training" / "split.json"
 
 MODEL_NAME = "cellreader"
-MODEL_VERSION = "1.4.0"
+MODEL_VERSION = "2.0.0"
 
 # Class order; index 0 is the CTC blank. Never reorder: the manifest carries it.
 ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(
@@ -41,8 +41,9 @@ ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(
 BLANK = 0
 CLASS = {c: i for i, c in enumerate(ALPHABET) if i != BLANK}
 
-# Input geometry and normalisation (the manifest records these).
-H, W = 32, 128
+# Input geometry and normalisation (the manifest records these). 48 rows: the pretrained
+# recogniser (`pretrained.py`) needs at least 40; 192 keeps the old 4:1 cell shape.
+H, W = 48, 192
 PAD = 255
 MEAN, STD = 0.5, 0.5
 

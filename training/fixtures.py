@@ -17,8 +17,8 @@ import torch
 from PIL import Image
 
 from .common import MODEL_NAME, RUNS, ROOT, greedy
-from .model import CRNN
 from .render import SHARDS
+from .train import load_run
 from .train import to_input
 
 OUT = ROOT / "tests" / "fixtures" / "cells"
@@ -34,8 +34,7 @@ WANT = [
 
 def write(run: str = "main") -> None:
     torch.set_num_threads(2)
-    model = CRNN()
-    model.load_state_dict(torch.load(RUNS / run / "model.pt"))
+    model = load_run(run)
     model.eval()
     OUT.mkdir(parents=True, exist_ok=True)
     for f in OUT.glob("*.png"):

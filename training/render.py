@@ -28,12 +28,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from .common import FONTS, WORK, canonical, encode, load_split, needs_cyrillic, preprocess
+from .common import FONTS, WORK, canonical, encode, load_split, preprocess
 
 SHARDS = WORK / "shards"
 NOTATION_WEIGHTS = {"en": 0.22, "ru": 0.32, "pl": 0.22, "de": 0.16, "das": 0.03}
 FONT_WEIGHTS = {"Lobster-Regular.ttf": 0.3, "Yomogi-Regular.ttf": 0.5, "LaBelleAurore-Regular.ttf": 0.6}
-CYR_FONTS: set[str] = set()
 
 
 def load_corpus(path: Path, split: str) -> dict[str, list[str]]:
@@ -48,18 +47,76 @@ def load_corpus(path: Path, split: str) -> dict[str, list[str]]:
     return by
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
 def font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
 
 
-def draw_text(text: str, font_path: str, size: int, rng: random.Random, strength: float,
+def is_cyrillic(c: str) -> bool:
+    return "\u0400" <= c <= "\u04ff"
+
+
+def font_entries(shared_files: list[str], extra_role: str | None) -> list[dict]:
+    """The fonts to draw with: `shared_files` from `../shared/fonts` (one file, Cyrillic
+    too when `fonts.tsv` says so) and the `training/fonts_extra.tsv` families of
+    `extra_role` (a Latin and an optional Cyrillic subset file)."""
+    from .fonts import OUT, cursive, extra_fonts
+    cyr = _cyr_fonts()
+    out = []
+    for f in shared_files:
+        path = str(FONTS / f)
+        out.append({"name": f, "latin": path, "cyr": path if f in cyr else None,
+                    "weight": FONT_WEIGHTS.get(f, 1.0), "cursive": f in {"LaBelleAurore-Regular.ttf",
+                                                                          "Lobster-Regular.ttf"}})
+    for r in extra_fonts(extra_role) if extra_role else []:
+        out.append({"name": r["id"], "latin": str(OUT / r["latin"]),
+                    "cyr": str(OUT / r["cyrillic"]) if r["cyrillic"] else None,
+                    "weight": 1.0, "cursive": cursive(r)})
+    return out
+
+
+def entry_for(path: str) -> dict:
+    """A font entry (see `font_entries`) for one font file of `../shared/fonts` or of
+    `training/data/fonts`; Cyrillic from the same file when `fonts.tsv` says it has it."""
+    name = Path(path).name
+    return {"name": name, "latin": path, "cyr": path if name in _cyr_fonts() else None, "weight": 1.0,
+            "cursive": False}
+
+
+def _advance(f: ImageFont.FreeTypeFont, c: str) -> float:
+    """A glyph's advance, tightened for full-width glyphs (Japanese fonts' Cyrillic)."""
+    adv = f.getlength(c)
+    box = f.getbbox(c)
+    ink = box[2] - box[0]
+    if ink > 0 and adv > 1.6 * ink:
+        return ink * 1.15
+    return adv
+
+
+def _runs(text: str, entry: dict, rng: random.Random, joined: bool) -> list[tuple[str, str]]:
+    """(string, font file) pieces: one per glyph, or (joined) one per stretch drawn from
+    the same file, so a cursive hand keeps its joins. `Ф` without a Cyrillic file is its
+    own piece, drawn as an `o` with a stroke through it."""
+    pieces: list[tuple[str, str]] = []
+    for c in text:
+        if c == "Ф" and entry["cyr"] is None:
+            pieces.append(("Ф", ""))
+            continue
+        f = entry["cyr"] if is_cyrillic(c) and entry["cyr"] else entry["latin"]
+        if joined and pieces and pieces[-1][1] == f:
+            pieces[-1] = (pieces[-1][0] + c, f)
+        else:
+            pieces.append((c, f))
+    return pieces
+
+
+def draw_text(text: str, entry: dict, size: int, rng: random.Random, strength: float,
               stroke: int | None = None):
-    """Ink mask (L, 255 = ink) of `text` drawn glyph by glyph with jitter."""
-    f = font(font_path, size)
-    tight = -0.12 if "Yomogi" in font_path else 0.0
+    """Ink mask (L, 255 = ink) of `text` drawn piece by piece with jitter (see `_runs`)."""
+    f = font(entry["latin"], size)
+    tight = -0.12 if "Yomogi" in entry["latin"] else 0.0
     pad = size
-    width = int(sum(f.getlength(c) for c in text) * 1.3) + 2 * pad + 4
+    width = int(sum(_advance(f, c) for c in text) * 1.3) + 2 * pad + 4
     img = Image.new("L", (max(width, 8), int(size * 2.2) + 2 * pad // 2), 0)
     d = ImageDraw.Draw(img)
     x = float(pad)
@@ -67,12 +124,24 @@ def draw_text(text: str, font_path: str, size: int, rng: random.Random, strength
     if stroke is None:
         stroke = 1 if rng.random() < 0.25 * strength and size > 18 else 0
     drift = rng.uniform(-0.08, 0.08) * strength
-    for i, c in enumerate(text):
+    joined = rng.random() < (0.85 if entry["cursive"] else 0.3)
+    for i, (piece, path) in enumerate(_runs(text, entry, rng, joined)):
         s = max(8, int(size * (1 + rng.uniform(-0.1, 0.1) * strength)))
-        fc = font(font_path, s)
+        fc = font(path or entry["latin"], s)
         dy = rng.uniform(-0.07, 0.07) * size * strength + drift * i * size * 0.3
-        d.text((x, base + dy + (size - s) * 0.6), c, font=fc, fill=255, stroke_width=stroke, stroke_fill=255)
-        x += fc.getlength(c) * (1 + tight + rng.uniform(-0.08, 0.12) * strength)
+        y = base + dy + (size - s) * 0.6
+        if not path:  # a synthesised Ф: an o and a stroke through it
+            d.text((x, y), "o", font=fc, fill=255, stroke_width=stroke, stroke_fill=255)
+            l, t, r, b = d.textbbox((x, y), "o", font=fc)
+            cx = (l + r) / 2 + rng.uniform(-0.05, 0.05) * (r - l)
+            lw = max(1, int(round(s * rng.uniform(0.05, 0.09))))
+            d.line([(cx + rng.uniform(-2, 2), t - (b - t) * rng.uniform(0.3, 0.7)),
+                    (cx + rng.uniform(-2, 2), b + (b - t) * rng.uniform(0.2, 0.6))], fill=255, width=lw)
+            x += fc.getlength("o") * (1 + tight + rng.uniform(-0.08, 0.12) * strength)
+            continue
+        d.text((x, y), piece, font=fc, fill=255, stroke_width=stroke, stroke_fill=255)
+        adv = fc.getlength(piece) if len(piece) > 1 else _advance(fc, piece)
+        x += adv * (1 + tight + rng.uniform(-0.08, 0.12) * strength)
     bbox = img.getbbox()
     if bbox is None:
         return None
@@ -202,20 +271,19 @@ def crossed(text_mask: Image.Image, rng: random.Random) -> Image.Image:
 
 
 class Synth:
-    """Draws synthetic (image, label) cells from a corpus and a set of fonts."""
+    """Draws synthetic (image, label) cells from a corpus and a set of font entries."""
 
-    def __init__(self, corpus: dict[str, list[str]], font_files: list[str], seed: int, strength: float = 1.0,
+    def __init__(self, corpus: dict[str, list[str]], entries: list[dict], seed: int, strength: float = 1.0,
                  blank_rate: float = 0.05):
         self.rng = random.Random(seed)
         np.random.seed(seed % (1 << 31))
         self.corpus = corpus
         self.notations = [n for n in NOTATION_WEIGHTS if corpus.get(n)]
         self.nweights = [NOTATION_WEIGHTS[n] for n in self.notations]
-        cyr = {r.strip() for r in CYR_FONTS}
-        self.all_fonts = [str(FONTS / f) for f in font_files]
-        self.cyr_fonts = [str(FONTS / f) for f in font_files if f in cyr]
-        self.fw_all = [FONT_WEIGHTS.get(Path(f).name, 1.0) for f in self.all_fonts]
-        self.fw_cyr = [FONT_WEIGHTS.get(Path(f).name, 1.0) for f in self.cyr_fonts]
+        self.all = entries
+        self.cyr = [e for e in entries if e["cyr"]]
+        self.w_all = [e["weight"] for e in self.all]
+        self.w_cyr = [e["weight"] for e in self.cyr]
         self.strength = strength
         self.blank_rate = blank_rate
         self.neigh: list[Image.Image] = []
@@ -225,15 +293,17 @@ class Synth:
         return self.rng.choice(self.corpus[nt])
 
     def mask(self, text: str) -> Image.Image | None:
+        """A Cyrillic-capable hand draws the text as written; any other hand draws its
+        Latin look-alikes (К -> K, р -> p, С -> C), a `Ф` made of an o and a stroke, and
+        never a `Л`."""
         g = canonical(text)
-        cyr_only = needs_cyrillic(g)
-        if cyr_only or (any("\u0400" <= c <= "\u04ff" for c in text) and self.rng.random() < 0.7):
-            f = self.rng.choices(self.cyr_fonts, self.fw_cyr)[0]
-            s = text
+        cyr_text = any(is_cyrillic(c) for c in text)
+        if "Л" in g or (cyr_text and self.rng.random() < 0.5):
+            e = self.rng.choices(self.cyr, self.w_cyr)[0]
         else:
-            f = self.rng.choices(self.all_fonts, self.fw_all)[0]
-            s = g if Path(f).name not in {Path(c).name for c in self.cyr_fonts} else text
-        m = draw_text(s, f, self.rng.choice([28, 34, 40, 48]), self.rng, self.strength)
+            e = self.rng.choices(self.all, self.w_all)[0]
+        s = text if e["cyr"] else g
+        m = draw_text(s, e, self.rng.choice([28, 34, 40, 48]), self.rng, self.strength)
         if m is None:
             return None
         return slant(m, self.rng, self.strength)
@@ -264,17 +334,16 @@ class Synth:
         return compose_cell(m, rng, self.strength, self.neigh), label
 
 
-def _cyr_fonts() -> set[str]:
+@lru_cache(maxsize=1)
+def _cyr_fonts() -> frozenset[str]:
     from .common import fonts
-    return {r["file"] for r in fonts("latin+cyrillic")}
+    return frozenset(r["file"] for r in fonts("latin+cyrillic"))
 
 
 def _synth_job(args):
-    corpus_path, font_files, seed, n, strength, notation, blank_rate = args
-    global CYR_FONTS
-    CYR_FONTS = _cyr_fonts()
+    corpus_path, font_files, extra_role, seed, n, strength, notation, blank_rate = args
     corpus = load_corpus(Path(corpus_path), "val" if notation else "train")
-    s = Synth(corpus, font_files, seed, strength, blank_rate)
+    s = Synth(corpus, font_entries(font_files, extra_role), seed, strength, blank_rate)
     xs = np.empty((n, *preprocess(Image.new("L", (4, 4), 255)).shape), np.uint8)
     ys = []
     for i in range(n):
@@ -337,13 +406,23 @@ def _hcs_job(args):
     return np.stack(xs), ys, src
 
 
+def selection_games() -> set[str]:
+    """Every seventh HCS training game (sorted): the real cells models are chosen on.
+    They never train; validation games are read once per shipped model, to report."""
+    return set(sorted(load_split()["hcs_train_games"])[::7])
+
+
 def hcs_rows(split: str) -> list[tuple[str, str, str, str]]:
+    """Cells of one split: `train` (less the selection games), `select`, or `val`."""
     from .hcs import OUT
     rows = []
     rng = random.Random(7)
+    select = selection_games()
     for line in (OUT / "index.tsv").read_text(encoding="utf-8").splitlines()[1:]:
         p = line.split("\t")
-        if p[8] == split and encode(p[7]) is not None:
+        game = p[0].split("_")[0]
+        part = "select" if p[8] == "train" and game in select else p[8]
+        if part == split and encode(p[7]) is not None:
             if split == "train" and not p[7] and rng.random() > 0.4:
                 continue  # enough empty cells: keep 40% of them
             rows.append((p[0], p[1], p[2], p[7], (int(p[9]), int(p[10]), int(p[5]), int(p[6]))))
@@ -362,10 +441,11 @@ def render_hcs(pool, hcs_copies: int, jobs: int, seed: int, t0: float) -> None:
     parts = pool.map(_hcs_job, chunks)
     save("hcs_train", np.concatenate([p[0] for p in parts]), sum((p[1] for p in parts), []),
          src=np.array(sum((p[2] for p in parts), []), dtype=object))
-    vrows = hcs_rows("val")
-    parts = pool.map(_hcs_job, [(vrows, 0, seed + 99)])
-    save("hcs_val", parts[0][0], parts[0][1], src=np.array(parts[0][2], dtype=object),
-         key=np.array([f"{r[0]}\t{r[1]}\t{r[2]}" for r in vrows], dtype=object))
+    for part in ("val", "select"):
+        vrows = hcs_rows(part)
+        parts = pool.map(_hcs_job, [(vrows, 0, seed + 99)])
+        save(f"hcs_{part}", parts[0][0], parts[0][1], src=np.array(parts[0][2], dtype=object),
+             key=np.array([f"{r[0]}\t{r[1]}\t{r[2]}" for r in vrows], dtype=object))
     print(f"render: hcs {len(rows)}x{hcs_copies + 1} train, {len(vrows)} val cells ({time.time() - t0:.0f}s)")
 
 
@@ -378,12 +458,16 @@ def render_all(synthetic: int, hcs_copies: int, val_per_notation: int, jobs: int
         render_hcs(pool, hcs_copies, jobs, seed, t0)
         # held-out-font synthetic sets
         for i, nt in enumerate(("en", "ru", "pl", "de")):
-            xs, ys = _synth_job((str(corpus), split["val_fonts"], seed + 1000 + i, val_per_notation, 0.6, nt, 0.0))
+            xs, ys = _synth_job((str(corpus), split["val_fonts"], None, seed + 1000 + i, val_per_notation, 0.6,
+                                 nt, 0.0))
             save(f"synval_{nt}", xs, ys)
-        print(f"render: held-out-font sets ({time.time() - t0:.0f}s)")
+            # the selection sets: the families fonts.py keeps for choosing (never trained on)
+            xs, ys = _synth_job((str(corpus), [], "select", seed + 2000 + i, val_per_notation, 0.6, nt, 0.0))
+            save(f"synsel_{nt}", xs, ys)
+        print(f"render: held-out-font and selection sets ({time.time() - t0:.0f}s)")
         # synthetic training cells, in shards
         per = 20000
-        jobs_args = [(str(corpus), split["train_fonts"], seed + 10 + k, min(per, synthetic - k * per), 1.0, None, 0.05)
+        jobs_args = [(str(corpus), split["train_fonts"], "train", seed + 10 + k, min(per, synthetic - k * per), 1.0, None, 0.05)
                      for k in range(math.ceil(synthetic / per))]
         for k, (xs, ys) in enumerate(pool.imap(_synth_job, jobs_args)):
             save(f"syn_{k:03d}", xs, ys)

@@ -15,30 +15,22 @@ import json
 import time
 from pathlib import Path
 
-from . import calibrate, corpus, export, fixtures, hcs, render, split, train
+from . import calibrate, corpus, export, fixtures, fonts, hcs, render, split, train
 from .common import MODEL_NAME, MODELS, RUNS, SPLIT_FILE, WORK, seed_all
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=4)
-    ap.add_argument("--synthetic", type=int, default=200000)
+    ap.add_argument("--synthetic", type=int, default=160000)
     ap.add_argument("--hcs-copies", type=int, default=6)
-    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--arch", default="pretrained", choices=["pretrained", "crnn"],
+                    help="pretrained: PP-OCRv6 tiny with our head (pretrained.py); crnn: from scratch")
+    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--lr", type=float, default=1e-3, help="first stage's peak LR")
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--stage2-steps", type=int, default=800,
-                    help="second stage: continue from stage 1 at a lower peak LR (0: none)")
-    ap.add_argument("--stage2-lr", type=float, default=6e-4)
-    ap.add_argument("--stage3-steps", type=int, default=9000,
-                    help="third stage: a longer run from stage 2 with more real cells per batch (0: none)")
-    ap.add_argument("--stage3-lr", type=float, default=1e-3)
-    ap.add_argument("--stage3-real-frac", type=float, default=0.45)
-    ap.add_argument("--stage4-steps", type=int, default=4000,
-                    help="fourth stage: real cells jittered, weights averaged (EMA 0.999) (0: none)")
-    ap.add_argument("--stage5-steps", type=int, default=5000,
-                    help="fifth stage: as the fourth, half the synthetic cells narrowed (0: none)")
-    ap.add_argument("--stage6-steps", type=int, default=5000,
-                    help="sixth stage: as the fifth, the other synthetic cells jittered too (0: none)")
+    ap.add_argument("--stage2-steps", type=int, default=3000,
+                    help="second stage: real cells jittered, weights averaged (EMA 0.999) (0: none)")
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -60,6 +52,7 @@ def main() -> None:
             corpus.build(a.corpus_source, 2000, a.seed, manifest=a.manifest_path)
         if not (a.reuse_cells and (hcs.OUT / "index.tsv").exists()):
             hcs.build(a.cells, a.manifest_path)
+        fonts.build()
         for old in render.SHARDS.glob("*.npz"):
             old.unlink()
         render.render_all(a.synthetic, a.hcs_copies, 250 if a.quick else 1000, 2, a.seed)
@@ -68,50 +61,37 @@ def main() -> None:
         times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
     t = time.time()
     if a.quick:
-        a.stage2_steps = a.stage3_steps = a.stage4_steps = a.stage5_steps = a.stage6_steps = 0
+        a.stage2_steps = 0
     # (steps, peak LR, real share, jitter real cells, EMA decay, narrowed synthetic share,
-    # jitter the other synthetic cells, seed offset); the seed offsets are those of the
-    # shipped model's runs.
-    stages = [(a.steps, 2e-3, 0.35, False, 0.0, 0.0, False, 0)]
+    # seed offset)
+    stages = [(a.steps, a.lr, 0.35, False, 0.0, 0.3, 0)]
     if a.stage2_steps:
-        stages.append((a.stage2_steps, a.stage2_lr, 0.35, False, 0.0, 0.0, False, 1))
-    if a.stage3_steps:
-        stages.append((a.stage3_steps, a.stage3_lr, a.stage3_real_frac, False, 0.0, 0.0, False, 3))
-    if a.stage4_steps:
-        stages.append((a.stage4_steps, 5e-4, 0.45, True, 0.999, 0.0, False, 3))
-    if a.stage5_steps:
-        stages.append((a.stage5_steps, 4e-4, 0.45, True, 0.999, 0.5, False, 9))
-    if a.stage6_steps:
-        stages.append((a.stage6_steps, 3e-4, 0.45, True, 0.999, 0.5, True, 13))
+        stages.append((a.stage2_steps, a.lr / 2, 0.45, True, 0.999, 0.3, 1))
     init = None
-    for i, (steps, lr, real_frac, jitter, ema, squeeze, jitter_syn, offset) in enumerate(stages):
+    for i, (steps, lr, real_frac, jitter, ema, squeeze, offset) in enumerate(stages):
         name = a.run if i == len(stages) - 1 else f"{a.run}-stage{i + 1}"
         train.train(steps, a.batch, lr, real_frac, name, a.seed + offset, 2, init=init,
-                    augment_real=jitter, ema=ema, squeeze_synthetic=squeeze,
-                    augment_synthetic=jitter_syn)
+                    augment_real=jitter, ema=ema, squeeze_synthetic=squeeze, arch=a.arch,
+                    warmup=0.1 if i == 0 else 0.05)
         init = str(RUNS / name / "model.pt")
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
-    (out / "train.json").write_text(json.dumps({**times, "steps": a.steps, "stage2_steps": a.stage2_steps,
-                                                "stage3_steps": a.stage3_steps,
-                                                "stage4_steps": a.stage4_steps,
-                                                "stage5_steps": a.stage5_steps,
-                                                "stage6_steps": a.stage6_steps,
+    (out / "train.json").write_text(json.dumps({**times, "arch": a.arch, "steps": a.steps,
+                                                "stage2_steps": a.stage2_steps,
                                                 "stages": ", then ".join(
                                                     f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
                                                     + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")
                                                     + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "")
-                                                    + (", the other synthetic cells jittered" if js else "") + ")"
-                                                    for n, lr, rf, j, e, q, js, _ in stages) + ", each from the weights before",
+                                                    + ")"
+                                                    for n, lr, rf, j, e, q, _ in stages) + ", each from the weights before",
                                                 "cells": a.cells,
                                                 "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,
                                                 "seed": a.seed}) + "\n")
-    import torch
     from .evaluate import evaluate
-    from .model import CRNN
-    model = CRNN()
-    model.load_state_dict(torch.load(out / "model.pt"))
+    from .evaluate import selection
+    model = train.load_run(a.run)
+    (out / "selection.json").write_text(json.dumps(selection(model), indent=1) + "\n")
     m, errors = evaluate(model)
     (out / "metrics.json").write_text(json.dumps(m, indent=1) + "\n")
     with open(out / "hcs_val_errors.tsv", "w") as f:

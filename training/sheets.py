@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from .common import FONTS, GAMES, HELD_OUT_EVERY, fonts, load_split
 from .corpus import written
-from .render import draw_text, font, slant
+from .render import draw_text, entry_for, font, slant
 
 PRINT_FONT = str(FONTS / "PlaypenSans-Regular.ttf")
 PAGE_W, PAGE_H = 1240, 1754
@@ -86,6 +86,7 @@ class Ink:
 
     def __init__(self, page: Image.Image, font_path: str, rng: random.Random):
         self.page, self.font, self.rng = page, font_path, rng
+        self.entry = entry_for(font_path)
         self.slant = rng.uniform(-0.25, 0.15)
         self.scale = rng.uniform(0.55, 0.75)
         self.value = rng.uniform(10, 70)
@@ -94,7 +95,7 @@ class Ink:
     def write(self, text: str, box: tuple[int, int, int, int], left: bool = True) -> None:
         x, y, w, h = box
         rng = self.rng
-        m = draw_text(text, self.font, 40, rng, 0.7, self.stroke)
+        m = draw_text(text, self.entry, 40, rng, 0.7, self.stroke)
         if m is None:
             return
         sh = self.slant + rng.uniform(-0.05, 0.05)

@@ -20,6 +20,23 @@ from .model import CRNN
 from .render import SHARDS
 
 
+def make_model(arch: str) -> nn.Module:
+    """`pretrained`: PP-OCRv6 tiny with our head (`pretrained.py`); `crnn`: from scratch."""
+    if arch == "pretrained":
+        from .pretrained import PretrainedReader
+        return PretrainedReader()
+    return CRNN()
+
+
+def load_run(run: str, weights: str = "model.pt") -> nn.Module:
+    """The model of a run (its architecture recorded in `arch.txt`), in eval mode."""
+    arch_file = RUNS / run / "arch.txt"
+    model = make_model(arch_file.read_text().strip() if arch_file.exists() else "crnn")
+    state = torch.load(RUNS / run / weights, weights_only=False)
+    model.load_state_dict(state["model"] if "model" in state and "opt" in state else state)
+    return model.eval()
+
+
 def load_shards(pattern: str) -> tuple[np.ndarray, list[str]]:
     xs, ys = [], []
     for f in sorted(SHARDS.glob(pattern)):
@@ -109,37 +126,55 @@ def squeeze(x: torch.Tensor, gen: torch.Generator, lo: float, hi: float) -> torc
 
 def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
           init: str | None = None, augment_real: bool = False, ema: float = 0.0,
-          squeeze_synthetic: float = 0.0, augment_synthetic: bool = False) -> None:
+          squeeze_synthetic: float = 0.0, augment_synthetic: bool = False, arch: str = "crnn",
+          warmup: float = 0.08) -> None:
     seed_all(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     out = RUNS / run
     out.mkdir(parents=True, exist_ok=True)
+    (out / "arch.txt").write_text(arch + "\n")
     sx, sy = load_shards("syn_*.npz")
     rx, ry = load_shards("hcs_train.npz")
-    vx, vy = load_shards("hcs_val.npz")
-    print(f"train: {len(sy)} synthetic, {len(ry)} real train cells, {len(vy)} real val cells")
+    # progress is watched on the selection cells (HCS selection games), never on validation
+    vx, vy = load_shards("hcs_select.npz")
+    print(f"train: {len(sy)} synthetic, {len(ry)} real train cells, {len(vy)} real selection cells")
     senc = [encode(s) for s in sy]
     renc = [encode(s) for s in ry]
-    model = CRNN()
+    model = make_model(arch)
     if init:  # continue from earlier weights (a second, lower-LR stage)
         model.load_state_dict(torch.load(init))
         print(f"train: starting from {init}")
     print(f"train: {sum(p.numel() for p in model.parameters())} parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.08)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=warmup)
     ctc = nn.CTCLoss(blank=BLANK, zero_infinity=True)
     rng = np.random.default_rng(seed)
     nreal = int(round(batch * real_frac)) if len(ry) else 0
-    log = open(out / "log.tsv", "w")
-    log.write("step\tloss\tlr\tsec\thcs_val_exact\n")
     t0 = time.time()
     run_loss = 0.0
     vsub = rng.choice(len(vy), size=min(800, len(vy)), replace=False) if len(vy) else []
     gen = torch.Generator().manual_seed(seed)
     # Exponential moving average of the weights (buffers copied at the end).
     averaged = [p.detach().clone() for p in model.parameters()] if ema else None
-    for step in range(1, steps + 1):
+    first = 1
+    state_path = out / "state.pt"
+    if state_path.exists():  # a stopped run continues where it was
+        st = torch.load(state_path, weights_only=False)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        sched.load_state_dict(st["sched"])
+        rng.bit_generator.state = st["rng"]
+        gen.set_state(st["gen"])
+        if averaged is not None and st.get("averaged") is not None:
+            averaged = st["averaged"]
+        run_loss, first, t0 = st["run_loss"], st["step"] + 1, time.time() - st["sec"]
+        print(f"train: resuming {run} at step {first}")
+        log = open(out / "log.tsv", "a")
+    else:
+        log = open(out / "log.tsv", "w")
+        log.write("step\tloss\tlr\tsec\thcs_select_exact\n")
+    for step in range(first, steps + 1):
         model.train()
         si = rng.integers(0, len(sy), batch - nreal)
         ri = rng.integers(0, len(ry), nreal) if nreal else np.zeros(0, int)
@@ -176,17 +211,19 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
             log.write(f"{step}\t{run_loss:.4f}\t{sched.get_last_lr()[0]:.2e}\t{el:.0f}\t{acc}\n")
             log.flush()
             print(f"train: step {step}/{steps} loss {run_loss:.3f} {step * batch / el:.0f} samples/s"
-                  + (f" hcs-val(sub) exact {acc}" if acc else ""), flush=True)
-            if acc:  # checkpoint, so an interrupted run keeps its progress
-                torch.save(model.state_dict(), out / "checkpoint.pt.tmp")
-                (out / "checkpoint.pt.tmp").replace(out / "checkpoint.pt")
+                  + (f" hcs-select(sub) exact {acc}" if acc else ""), flush=True)
+            if step % 500 == 0:  # checkpoint everything, so a stopped run resumes exactly
+                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                            "rng": rng.bit_generator.state, "gen": gen.get_state(), "averaged": averaged,
+                            "run_loss": run_loss, "step": step, "sec": el}, out / "state.pt.tmp")
+                (out / "state.pt.tmp").replace(state_path)
     if averaged is not None:
         torch.save(model.state_dict(), out / "model_last.pt")
         with torch.no_grad():
             for a_, p in zip(averaged, model.parameters()):
                 p.copy_(a_)
         if len(vy):
-            print(f"train: averaged weights, hcs-val(sub) exact "
+            print(f"train: averaged weights, hcs-select(sub) exact "
                   f"{exact(read(model, vx[vsub]), [vy[i] for i in vsub]):.4f}")
     torch.save(model.state_dict(), out / "model.pt")
     print(f"train: done in {time.time() - t0:.0f}s -> {out / 'model.pt'}")
@@ -195,6 +232,8 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--arch", default="crnn", choices=["crnn", "pretrained"])
+    ap.add_argument("--warmup", type=float, default=0.08, help="share of the steps the LR rises")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--real-frac", type=float, default=0.35)
@@ -215,7 +254,7 @@ def main() -> None:
                          "not narrowed")
     a = ap.parse_args()
     train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init,
-          a.augment_real, a.ema, a.squeeze_synthetic, a.augment_synthetic)
+          a.augment_real, a.ema, a.squeeze_synthetic, a.augment_synthetic, a.arch, a.warmup)
 
 
 if __name__ == "__main__":
