@@ -156,7 +156,7 @@ def draw_form(fam: dict, rng: random.Random, tags: dict, hand: dict | None):
     bw = (PAGE_W - 2 * mx - gap * (blocks - 1)) / blocks
     numbered = fam["numbers"] != "none"
     boxes = {}
-    thin = 1 if fam["ruling"] != "light" else 1
+    thin = 1
     for block in range(blocks):
         bx = mx + block * (bw + gap)
         nw = bw * fam["number_width"] if numbered else 0
@@ -179,7 +179,7 @@ def draw_form(fam: dict, rng: random.Random, tags: dict, hand: dict | None):
                     tx = (xs[0] + xs[1] - d.textlength(sub, font=pf(int(hs * 0.8)))) / 2
                     d.text((tx, top + rh + (rh - hs) / 2), sub, font=pf(int(hs * 0.8)), fill=ink_fill)
                 _rule(d, (bx, top + rh), (bx + bw, top + rh), fam["ruling"], thin)
-        if heading_rows and (fam["heading_per_block"] or block == 0 or not fam["heading_per_block"]):
+        if heading_rows:  # rows line up across blocks, headed or not
             y0 = top + heading_rows * rh
         for r in range(rows):
             n = fam["start"] + block * rows + r

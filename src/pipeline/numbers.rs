@@ -51,12 +51,12 @@ pub fn digits(scores: &CellScores, alphabet: &Alphabet) -> Option<u32> {
     let mut prev: Option<usize> = None;
     for t in 0..scores.steps {
         let row = scores.row(t);
-        let (best_k, best_d, best_lp) = digit_class
-            .iter()
-            .map(|&(k, d)| (k, d, row[k]))
-            .fold((usize::MAX, 0, f32::NEG_INFINITY), |a, b| {
+        let (best_k, best_d, best_lp) = digit_class.iter().map(|&(k, d)| (k, d, row[k])).fold(
+            (usize::MAX, 0, f32::NEG_INFINITY),
+            |a, b| {
                 if b.2 > a.2 { b } else { a }
-            });
+            },
+        );
         if best_k == usize::MAX || row[blank] >= best_lp {
             prev = None;
             continue;
@@ -142,11 +142,11 @@ pub fn anchor(
     }
     let crops: Vec<GrayImage> = wanted.iter().map(|&(_, _, b)| crop_box(page, b)).collect();
     let scores = model.read(&crops)?;
-    let alphabet = model.alphabet().clone();
+    let alphabet = model.alphabet();
     let reads: Vec<(usize, usize, u32)> = wanted
         .iter()
         .zip(&scores)
-        .filter_map(|(&(b, r, _), s)| digits(s, &alphabet).map(|v| (b, r, v)))
+        .filter_map(|(&(b, r, _), s)| digits(s, alphabet).map(|v| (b, r, v)))
         .collect();
     Ok(vote(&reads, grid.rows_per_block))
 }
