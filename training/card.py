@@ -44,8 +44,9 @@ def _calibration(man: dict) -> list[str]:
         + (f" {c['cell_log_p']:+.3f} ln(p+.001) {c.get('cell_log_doubt', 0):+.3f} ln(1-p+.001),"
            " p the reader's own probability of the move" if c.get("cell_log_p") else "")
         + "),",
-        f"  fitted on {fit.get('hcs_train_pages', '?')} HCS training pages ({fit.get('hcs_cells', '?')} cells)"
-        f" and {fit.get('synthetic_moves', '?')} moves of train-font Russian and Polish sheets;",
+        f"  fitted on {fit.get('hcs_select_pages', '?')} HCS selection pages ({fit.get('hcs_cells', '?')} cells;"
+        f" every seventh training game, never trained on) and {fit.get('synthetic_moves', '?')} moves of"
+        f" Russian and Polish sheets in the selection hands;",
         f"  moves below {c['review_below']} are flagged (the highest threshold that flags no more than a tenth of"
         f" the moves there: {100 * fit.get('flagged', {}).get('calibrated', 0):.1f}%, silent errors"
         f" {100 * fit.get('silent_errors', {}).get('calibrated', 0):.2f}%; the uncalibrated 0.8 flags"
@@ -118,7 +119,7 @@ def write_card(man: dict) -> None:
         "- Real: HCS (Handwritten Chess Scoresheet dataset, Eicher, Farmer, Li, Majid, ICDAR 2021",
         "  Workshops, CC BY 3.0) train games, cells cut from the pages, each once as cut plus",
         f"  {tr.get('hcs_copies', '?')} augmented copies; empty cells of labelled pages as blank examples.",
-        f"- Synthetic: {tr.get('synthetic_cells', '?'):,} cells, real game moves (the shared PGN files, train split of",
+        f"- Synthetic: {tr.get('synthetic_cells', 0):,} cells, real game moves (the shared PGN files, train split of",
         "  the corpus) written in English, Russian, Polish and German notation as players write them",
         "  (long form, `:` captures, zeros in castling, `e.p.`, `d8Ф`, `++`, optional `x`/`+`), a few",
         "  10x10 \"Das\"-like strings, blank and near-blank cells; drawn with the train fonts of",
