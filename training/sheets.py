@@ -84,9 +84,10 @@ def _plain(text: str, font_path: str) -> str:
 class Ink:
     """Draws handwriting on a page: one font, slant, size and colour per writer."""
 
-    def __init__(self, page: Image.Image, font_path: str, rng: random.Random):
-        self.page, self.font, self.rng = page, font_path, rng
-        self.entry = entry_for(font_path)
+    def __init__(self, page: Image.Image, font_path: str | dict, rng: random.Random):
+        """`font_path`: a font file, or a font entry (`render.font_entries`)."""
+        self.entry = font_path if isinstance(font_path, dict) else entry_for(font_path)
+        self.page, self.font, self.rng = page, self.entry["latin"], rng
         self.slant = rng.uniform(-0.25, 0.15)
         self.scale = rng.uniform(0.55, 0.75)
         self.value = rng.uniform(10, 70)
@@ -130,7 +131,7 @@ def draw_form(notation: str, rows: int, rng: random.Random, hand: Ink | None, ta
     d.text(((PAGE_W - tw) / 2, 50), title, font=pf(40), fill=0)
     y = 130
     fw = (PAGE_W - 2 * mx) // 2
-    ink = Ink(page, hand.font, rng) if hand else None
+    ink = Ink(page, hand.entry, rng) if hand else None
     for i, (label, key) in enumerate(form["fields"]):
         col, row = i % 2, i // 2
         fx, fy = mx + col * fw, y + row * 52
@@ -190,7 +191,14 @@ def scan(page: Image.Image, rng: random.Random) -> Image.Image:
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 
 
-def make_sheet(notation: str, font_path: str, game: chess.pgn.Game, rng: random.Random, stem: str, out: Path) -> None:
+# How players write a result after the last move (draws: `½-½` and `1/2` are outside the
+# reader's alphabet; they are written so that the check counts them, and fail).
+RESULT_SPELLINGS = {"1-0": ["1-0", "1-0", "1:0"], "0-1": ["0-1", "0-1", "0:1"],
+                    "1/2-1/2": ["½-½", "1/2", "="]}
+
+
+def make_sheet(notation: str, font_path: str | dict, game: chess.pgn.Game, rng: random.Random, stem: str, out: Path,
+               write_result: float = 0.0) -> None:
     rows = rng.choice(FORMS[notation]["rows"])
     moves = list(game.mainline_moves())
     cap = 2 * rows * 2
@@ -210,11 +218,20 @@ def make_sheet(notation: str, font_path: str, game: chess.pgn.Game, rng: random.
         board.push(mv)
         ink.write(text, boxes[(n, side)])
         labels.append(f"{stem}\t{n}\t{side}\t{text}")
+    result = game.headers.get("Result", "*")
+    wrote = None
+    if (len(moves) < cap and result in RESULT_SPELLINGS and rng.random() < write_result
+            and not board.is_checkmate()):
+        i = len(moves)
+        wrote = rng.choice(RESULT_SPELLINGS[result])
+        ink.write(wrote, boxes[(i // 2 + 1, "white" if i % 2 == 0 else "black")])
     scan(page, rng).save(out / f"{stem}.png", optimize=True)
     g = chess.pgn.Game()
     for k in ("Event", "Site", "Date", "Round", "White", "Black", "Result"):
         g.headers[k] = game.headers.get(k, "?")
-    if len(moves) < len(list(game.mainline_moves())):
+    if wrote:
+        g.headers["Annotator"] = f"result written after the last move: {wrote}"
+    elif len(moves) < len(list(game.mainline_moves())):
         g.headers["Result"] = "*"
         g.headers["Annotator"] = f"truncated to the {len(moves)} plies the sheet holds"
     node = g
@@ -224,27 +241,60 @@ def make_sheet(notation: str, font_path: str, game: chess.pgn.Game, rng: random.
     (out / f"{stem}.tsv").write_text("page\tmove\tside\tlabel\n" + "\n".join(labels) + "\n", encoding="utf-8")
 
 
+def score_results(sheets: Path, reports: Path) -> None:
+    """Per sheet that writes a result: the result `read` reported against the truth."""
+    import json
+    by_kind: dict[str, list[int]] = {}
+    for pgn in sorted(sheets.glob("*.pgn")):
+        g = chess.pgn.read_game(pgn.open(encoding="utf-8"))
+        wrote = g.headers.get("Annotator", "").partition("after the last move: ")[2]
+        rep = reports / f"{pgn.stem}.json"
+        if not wrote or not rep.exists():
+            continue
+        r = json.loads(rep.read_text(encoding="utf-8"))
+        ok = r.get("result") == g.headers["Result"]
+        kind = "decisive" if g.headers["Result"] != "1/2-1/2" else f"draw {wrote}"
+        by_kind.setdefault(kind, []).append(int(ok))
+        if not ok:
+            print(f"results: {pgn.stem}: wrote {wrote}, read {r.get('result')} "
+                  f"({r.get('result_from') or r.get('result_note', '')})")
+    for kind, oks in sorted(by_kind.items()):
+        print(f"results: {kind}: {sum(oks)}/{len(oks)} right ({100 * sum(oks) / len(oks):.1f}%)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notation", required=True, choices=list(FORMS))
-    ap.add_argument("--fonts", default="val", choices=["val", "train"])
+    ap.add_argument("--fonts", default="val", choices=["val", "train", "select"],
+                    help="select: the selection hands of training/fonts.py (never trained on)")
     ap.add_argument("--count", type=int, default=1)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--write-result", type=float, default=0.0,
+                    help="share of sheets whose player writes the result after the last move")
+    ap.add_argument("--score", type=Path, metavar="READ_DIR",
+                    help="compare the reports `read` wrote in READ_DIR with the sheets in --out")
     a = ap.parse_args()
+    if a.score:
+        return score_results(a.out, a.score)
     rng = random.Random(a.seed * 7919 + sorted(FORMS).index(a.notation))
     split = load_split()
     pool = split["val_fonts"] if a.fonts == "val" else split["train_fonts"]
     if a.notation == "ru":
         cyr = {r["file"] for r in fonts("latin+cyrillic")}
         pool = [f for f in pool if f in cyr]
+    pool = [str(FONTS / f) for f in sorted(pool)]
+    if a.fonts == "select":
+        from .render import font_entries
+        pool = [e for e in sorted(font_entries([], "select"), key=lambda e: e["name"])
+                if a.notation != "ru" or e["cyr"]]
     games = val_games()
     a.out.mkdir(parents=True, exist_ok=True)
     for k in range(a.count):
         stem = f"synth_{a.notation}_{a.fonts}_{a.seed}_{k:03d}"
-        f = str(FONTS / rng.choice(sorted(pool)))
-        make_sheet(a.notation, f, rng.choice(games), rng, stem, a.out)
-        print(f"sheets: {stem} ({Path(f).stem})")
+        f = rng.choice(pool)
+        make_sheet(a.notation, f, rng.choice(games), rng, stem, a.out, a.write_result)
+        print(f"sheets: {stem} ({f['name'] if isinstance(f, dict) else Path(f).stem})")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,14 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         }
         .to_string(),
         moves,
+        result_from: if result == "*" {
+            String::new()
+        } else {
+            "mate".into()
+        },
         result,
+        result_cell: None,
+        result_note: None,
         producer: Producer::default(),
         page: page_info(page, grid),
         summary: Default::default(),

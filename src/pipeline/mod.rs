@@ -35,6 +35,7 @@ mod build;
 mod cells;
 mod numbers;
 mod reread;
+mod result;
 mod sources;
 
 use build::{add_copies, no_game};
@@ -213,7 +214,13 @@ impl Pipeline {
             });
         }
         let decoded = self.decoder(model, options).decode(&scores);
-        let report = build_report(&page, &grid, &decoded);
+        let mut report = build_report(&page, &grid, &decoded);
+        self.add_written_result(
+            &mut report,
+            &decoded,
+            [(&grid, &scores[..])],
+            model.alphabet(),
+        );
         Ok(SheetRead {
             page,
             grid,
@@ -267,6 +274,12 @@ impl Pipeline {
             &grids,
             &scores,
             &decoded,
+            model.alphabet(),
+        );
+        self.add_written_result(
+            &mut report,
+            &decoded,
+            [(&grids[0], &scores[0][..]), (&grids[1], &scores[1][..])],
             model.alphabet(),
         );
         Ok(PairRead {
@@ -424,6 +437,54 @@ impl Pipeline {
 
     /// Number of leading grid cells worth reading: up to the last inked (or locked)
     /// cell, plus a few blank ones so the decoder sees where the game ends.
+    /// Without a mate, the result written after the last move (on either copy) is the
+    /// sheet's; otherwise `result_note` says why the result stays `*`. Copies that
+    /// write different results leave `*` and name both.
+    fn add_written_result<const N: usize>(
+        &self,
+        report: &mut SheetReport,
+        decoded: &DecodedSheet,
+        copies: [(&Grid, &[CellScores]); N],
+        alphabet: &crate::vocab::Alphabet,
+    ) {
+        if report.result_from == "mate" {
+            return;
+        }
+        let found: Vec<result::WrittenResult> = copies
+            .iter()
+            .filter_map(|(grid, scores)| {
+                result::written_result(
+                    decoded,
+                    grid,
+                    scores,
+                    alphabet,
+                    self.params.blank_ink,
+                    self.params.decode.read_floor,
+                )
+            })
+            .collect();
+        match found.as_slice() {
+            [] => {
+                report.result_note = Some(
+                    "no mate, and no result (1-0, 0-1, 1:0, 0:1, =) read after the last move"
+                        .into(),
+                )
+            }
+            [first, rest @ ..] if rest.iter().all(|r| r.result == first.result) => {
+                report.result = first.result.clone();
+                report.result_from = "sheet".into();
+                report.result_cell = Some(first.cell);
+            }
+            _ => {
+                let said: Vec<&str> = found.iter().map(|r| r.result.as_str()).collect();
+                report.result_note = Some(format!(
+                    "the two copies write different results: {}",
+                    said.join(" and ")
+                ));
+            }
+        }
+    }
+
     fn cells_to_read(&self, grid: &Grid, options: &SheetOptions) -> usize {
         let last_ink = grid
             .cells

@@ -140,6 +140,8 @@ impl SheetReport {
             } else {
                 r.value.clone()
             };
+            self.result_from = "human".into();
+            self.result_note = None;
         }
     }
 }

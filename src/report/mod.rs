@@ -35,9 +35,20 @@ pub struct SheetReport {
     /// One entry per filled cell, in sheet order, plus entries for moves the decoder
     /// assumed the player missed (those have no box).
     pub moves: Vec<MoveReport>,
-    /// Game result when the decoded game ends in mate (`1-0`, `0-1`), else `*`.
+    /// Game result (`1-0`, `0-1`, `1/2-1/2`), or `*` when nothing gives it.
     #[serde(default = "unknown_result")]
     pub result: String,
+    /// Where `result` comes from: `mate` (the game as read ends in mate or
+    /// stalemate), `sheet` (written after the last move, in `result_cell`) or
+    /// `pairings`, or `human` (a header correction); empty with `*`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub result_from: String,
+    /// The sheet cell (index in move order, 0 = 1. White) the result was read in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_cell: Option<usize>,
+    /// Why the result is `*`, or what else the sheet said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_note: Option<String>,
     /// Tool and model that produced this report.
     #[serde(default)]
     pub producer: Producer,
@@ -330,14 +341,16 @@ impl SheetReport {
     /// two is kept in `game.result_review` for a human; without a mate, the pairings'
     /// result stands. `result` and the movetext's termination marker then agree.
     pub fn set_game(&mut self, mut game: GameInfo) {
-        let mate = matches!(self.result.as_str(), "1-0" | "0-1");
-        // (A game set again, by `fix`, may say `mate` already.)
+        let mate = self.result_from == "mate"
+            || (self.result_from.is_empty() && matches!(self.result.as_str(), "1-0" | "0-1"));
+        // (A game set again, by `fix`, may say `mate` or `sheet` already.)
         let source = game
             .from
             .get("result")
-            .filter(|s| *s != "mate")
+            .filter(|s| *s != "mate" && *s != "sheet")
             .cloned()
             .unwrap_or_else(|| "pairings".into());
+        let written = (self.result_from == "sheet").then(|| self.result.clone());
         game.result_review = None;
         match (&game.result, mate) {
             (Some(r), true) if *r != self.result => {
@@ -351,10 +364,20 @@ impl SheetReport {
                 game.from.insert("result".into(), "mate".into());
             }
             (Some(r), false) => {
+                if let Some(w) = written.as_ref().filter(|w| *w != r) {
+                    game.result_review = Some(format!(
+                        "the sheet says {w} after the last move; the {source} say {r}"
+                    ));
+                }
                 self.result = r.clone();
+                self.result_from = source.clone();
                 game.from.insert("result".into(), source);
             }
-            (None, false) => {}
+            (None, false) => {
+                if written.is_some() {
+                    game.from.insert("result".into(), "sheet".into());
+                }
+            }
         }
         self.game = Some(game);
     }

@@ -330,5 +330,39 @@ mod header_tests {
         let game = mated.game.unwrap();
         assert!(game.result_review.unwrap().contains("0-1"));
         assert_eq!(game.from["result"], "mate");
+        // A result written on the sheet yields to the pairings, and a disagreement
+        // names both; an agreeing one is simply confirmed.
+        let written = |r: &str| SheetReport {
+            result: r.into(),
+            result_from: "sheet".into(),
+            ..SheetReport::default()
+        };
+        let mut sheet = written("1-0");
+        sheet.set_game(GameInfo {
+            result: Some("1/2-1/2".into()),
+            ..GameInfo::default()
+        });
+        assert_eq!(sheet.result, "1/2-1/2");
+        assert_eq!(sheet.result_from, "pairings");
+        let review = sheet.game.unwrap().result_review.unwrap();
+        assert!(
+            review.contains("1-0") && review.contains("1/2-1/2"),
+            "{review}"
+        );
+        let mut sheet = written("0-1");
+        sheet.set_game(GameInfo {
+            result: Some("0-1".into()),
+            ..GameInfo::default()
+        });
+        assert_eq!(sheet.game.as_ref().unwrap().result_review, None);
+        let mut alone = written("0-1");
+        alone.set_game(GameInfo::default());
+        assert_eq!(alone.result, "0-1");
+        assert_eq!(alone.game.unwrap().from["result"], "sheet");
+        let pgn = to_pgn(&written("0-1"), &PgnTags::default(), "scoresheet");
+        assert!(
+            pgn.contains("[Result \"0-1\"]") && pgn.trim_end().ends_with("0-1"),
+            "{pgn}"
+        );
     }
 }

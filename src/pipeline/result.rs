@@ -1,0 +1,140 @@
+//! The result a player writes on the sheet: in the cell after the last move (`1-0`,
+//! `0-1`, `1:0`, `0:1`, `=`), the way most players end a scoresheet.
+//!
+//! The cell's reading is scored against each way of writing a result with the CTC
+//! forward algorithm, as moves are; a result is taken when the ways of writing it
+//! hold at least [`MIN_SHARE`] of the cell's probability mass. Only what the reader's
+//! alphabet can spell is looked for: `½`, `/` and words (`resigns`, `сдался`,
+//! `aufgegeben`) are not in it, so a draw written `½-½` and a resign cell are not read.
+
+use crate::decode::{CellScorer, DecodedSheet, Trie};
+use crate::grid::Grid;
+use crate::vocab::{Alphabet, CellScores};
+
+/// Share of a cell's probability mass its result's spellings must hold.
+pub const MIN_SHARE: f32 = 0.5;
+
+/// Cells after the last move looked at for a result (a player may leave the other
+/// side's cell empty and write the result in the next row).
+const LOOK_AHEAD: usize = 2;
+
+/// How each result may be written with the reader's glyphs.
+const SPELLINGS: &[(&str, &str)] = &[
+    ("1-0", "1-0"),
+    ("1:0", "1-0"),
+    ("+-", "1-0"),
+    ("0-1", "0-1"),
+    ("0:1", "0-1"),
+    ("-+", "0-1"),
+    ("=", "1/2-1/2"),
+    ("1-2-1-2", "1/2-1/2"),
+];
+
+/// A result read from a sheet cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WrittenResult {
+    /// PGN form: `1-0`, `0-1`, `1/2-1/2`.
+    pub result: String,
+    /// The sheet cell it was read in.
+    pub cell: usize,
+    /// Share of the cell's probability mass the result holds.
+    pub share: f32,
+}
+
+/// The result (if any) a cell shows: the best result's share of the cell's mass.
+/// `floor` as [`CellScorer::new`] takes it.
+pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Option<(String, f32)> {
+    let scorer = CellScorer::new(scores, alphabet, floor);
+    let mut trie = Trie::default();
+    trie.reset(&scorer);
+    let total = scorer.total_mass();
+    let mut shares: Vec<(&str, f32)> = Vec::new();
+    for (spelling, res) in SPELLINGS {
+        let p = (scorer.score_text(&mut trie, spelling, alphabet) - total).exp();
+        match shares.iter_mut().find(|(r, _)| r == res) {
+            Some(entry) => entry.1 += p,
+            None => shares.push((res, p)),
+        }
+    }
+    shares
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(r, share)| (r.to_string(), share.min(1.0)))
+}
+
+/// The result written after the decoded game's last move: the first inked cell among
+/// the [`LOOK_AHEAD`] after it, if it reads as a result; `None` otherwise.
+pub fn written_result(
+    decoded: &DecodedSheet,
+    grid: &Grid,
+    scores: &[CellScores],
+    alphabet: &Alphabet,
+    blank_ink: f32,
+    floor: f32,
+) -> Option<WrittenResult> {
+    let last = decoded
+        .entries
+        .iter()
+        .filter(|e| e.ply.is_some())
+        .filter_map(|e| e.cell)
+        .max()
+        .map_or(0, |c| c + 1);
+    let cell = (last..(last + LOOK_AHEAD).min(scores.len()))
+        .find(|&i| grid.cells.get(i).is_some_and(|c| c.ink >= blank_ink))?;
+    let (result, share) = cell_result(&scores[cell], alphabet, floor)?;
+    (share >= MIN_SHARE).then_some(WrittenResult {
+        result,
+        cell,
+        share,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alphabet() -> Alphabet {
+        let symbols: Vec<char> = "_abcdefgh0123456789-:=+NBRQKO".chars().collect();
+        Alphabet::new(symbols, 0)
+    }
+
+    /// A cell that shows `text` cleanly: one frame per glyph, blanks between.
+    fn cell(text: &str, a: &Alphabet) -> CellScores {
+        let classes = a.len();
+        let mut frames = Vec::new();
+        for c in text.chars() {
+            frames.push(a.class_of(c).unwrap());
+            frames.push(0);
+        }
+        while frames.len() < 12 {
+            frames.push(0);
+        }
+        let mut logp = vec![-9.0f32; frames.len() * classes];
+        for (t, &k) in frames.iter().enumerate() {
+            for c in 0..classes {
+                logp[t * classes + c] = if c == k { -0.01 } else { -9.0 };
+            }
+        }
+        CellScores::new(frames.len(), classes, logp)
+    }
+
+    #[test]
+    fn results_as_written_in_a_cell() {
+        let a = alphabet();
+        for (text, want) in [
+            ("1-0", "1-0"),
+            ("0:1", "0-1"),
+            ("0-1", "0-1"),
+            ("=", "1/2-1/2"),
+        ] {
+            let (r, share) = cell_result(&cell(text, &a), &a, 6.0).unwrap();
+            assert_eq!(r, want, "{text}");
+            assert!(share > 0.9, "{text}: {share}");
+        }
+        // Castling and a move are not results.
+        for text in ["0-0", "e4", "Nf3"] {
+            let (_, share) = cell_result(&cell(text, &a), &a, 6.0).unwrap();
+            assert!(share < MIN_SHARE, "{text}: {share}");
+        }
+    }
+}
