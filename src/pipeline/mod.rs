@@ -213,7 +213,12 @@ impl Pipeline {
                 report,
             });
         }
-        let decoded = self.decoder(model, options).decode(&scores);
+        let decoder = self.decoder(model, options);
+        let mut decoded = decoder.decode(&scores);
+        let (alphabet, floor) = (model.alphabet(), self.params.decode.read_floor);
+        if let Some(cell) = result::result_in_last_move(&decoded, &scores, alphabet, floor) {
+            decoded = decoder.decode(&scores[..cell]);
+        }
         let mut report = build_report(&page, &grid, &decoded);
         self.add_written_result(
             &mut report,

@@ -3,7 +3,8 @@
 //!
 //! The cell's reading is scored against each way of writing a result with the CTC
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
-//! hold at least [`MIN_SHARE`] of the cell's probability mass. Only what the reader's
+//! hold at least [`MIN_SHARE`] of the cell's probability mass and no less than the
+//! reader's own best reading. Only what the reader's
 //! alphabet can spell is looked for: `½`, `/` and words (`resigns`, `сдался`,
 //! `aufgegeben`) are not in it, so a draw written `½-½` and a resign cell are not read.
 
@@ -11,20 +12,27 @@ use crate::decode::{CellScorer, DecodedSheet, Trie};
 use crate::grid::Grid;
 use crate::vocab::{Alphabet, CellScores};
 
-/// Share of a cell's probability mass its result's spellings must hold.
-pub const MIN_SHARE: f32 = 0.5;
+/// Share of a cell's probability mass its result's spellings must hold at least; and
+/// at least as much as the reader's own best reading of the cell (this reader spreads
+/// a cleanly read cell's mass: a `0-1` it reads as `0-1` may hold 0.4 of it).
+pub const MIN_SHARE: f32 = 0.15;
 
 /// Cells after the last move looked at for a result (a player may leave the other
 /// side's cell empty and write the result in the next row).
 const LOOK_AHEAD: usize = 2;
 
-/// How each result may be written with the reader's glyphs.
+/// How each result may be written with the reader's glyphs (a handwritten zero is
+/// also the reader's `O`, as in castling).
 const SPELLINGS: &[(&str, &str)] = &[
     ("1-0", "1-0"),
+    ("1-O", "1-0"),
     ("1:0", "1-0"),
+    ("1:O", "1-0"),
     ("+-", "1-0"),
     ("0-1", "0-1"),
+    ("O-1", "0-1"),
     ("0:1", "0-1"),
+    ("O:1", "0-1"),
     ("-+", "0-1"),
     ("=", "1/2-1/2"),
     ("1-2-1-2", "1/2-1/2"),
@@ -41,7 +49,8 @@ pub struct WrittenResult {
     pub share: f32,
 }
 
-/// The result (if any) a cell shows: the best result's share of the cell's mass.
+/// The result (if any) a cell shows: the best result's share of the cell's mass, when
+/// it is at least the share of the reader's own best reading (`None` otherwise).
 /// `floor` as [`CellScorer::new`] takes it.
 pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Option<(String, f32)> {
     let scorer = CellScorer::new(scores, alphabet, floor);
@@ -56,9 +65,12 @@ pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Opti
             None => shares.push((res, p)),
         }
     }
+    let greedy = alphabet.greedy(scores);
+    let own = (scorer.score_text(&mut trie, &greedy, alphabet) - total).exp();
     shares
         .into_iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, share)| *share + 1e-6 >= own)
         .map(|(r, share)| (r.to_string(), share.min(1.0)))
 }
 
@@ -87,6 +99,25 @@ pub fn written_result(
         cell,
         share,
     })
+}
+
+/// The last decoded move's cell, when it reads better as a result than as that move
+/// (the decoder, which only knows moves, may have made one of a `1-0`): the cell to
+/// end the game before.
+pub fn result_in_last_move(
+    decoded: &DecodedSheet,
+    scores: &[CellScores],
+    alphabet: &Alphabet,
+    floor: f32,
+) -> Option<usize> {
+    let last = decoded
+        .entries
+        .iter()
+        .filter(|e| e.ply.is_some() && e.cell.is_some())
+        .max_by_key(|e| e.cell)?;
+    let cell = last.cell?;
+    let (_, share) = cell_result(scores.get(cell)?, alphabet, floor)?;
+    (share >= MIN_SHARE && share > last.cell_p.unwrap_or(0.0)).then_some(cell)
 }
 
 #[cfg(test)]
@@ -133,8 +164,7 @@ mod tests {
         }
         // Castling and a move are not results.
         for text in ["0-0", "e4", "Nf3"] {
-            let (_, share) = cell_result(&cell(text, &a), &a, 6.0).unwrap();
-            assert!(share < MIN_SHARE, "{text}: {share}");
+            assert_eq!(cell_result(&cell(text, &a), &a, 6.0), None, "{text}");
         }
     }
 }
