@@ -1095,3 +1095,50 @@ fn a_csv_without_rounds_and_two_sheets_on_one_board_are_reported() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("pairings.csv"), "{}", stderr(&out));
 }
+
+#[test]
+fn shards_together_read_what_one_run_reads() {
+    // `--shard K/N` splits a batch by game name: the shards' outputs, put together,
+    // are the files of one run over the same inputs, each written by exactly one shard.
+    let dir = tempfile::tempdir().unwrap();
+    let read = |extra: &[&str], out: &std::path::Path| {
+        let o = run(bin()
+            .args(["read", "samples", "-q", "--one-look", "--beam", "64"])
+            .args(extra)
+            .arg("-o")
+            .arg(out)
+            .current_dir(root()));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let pgns = |out: &std::path::Path| -> std::collections::BTreeMap<String, String> {
+        std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap();
+                (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+            })
+            .collect()
+    };
+    let all = dir.path().join("all");
+    read(&[], &all);
+    let all = pgns(&all);
+    assert_eq!(all.len(), 4, "{:?}", all.keys());
+    let mut merged = std::collections::BTreeMap::new();
+    for k in 1..=3 {
+        let out = dir.path().join(format!("shard{k}"));
+        read(&["--shard", &format!("{k}/3")], &out);
+        for (name, text) in pgns(&out) {
+            assert!(
+                merged.insert(name.clone(), text).is_none(),
+                "{name} in two shards"
+            );
+        }
+    }
+    assert_eq!(merged, all);
+    let o = run(bin()
+        .args(["read", "samples", "--shard", "4/3"])
+        .current_dir(root()));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -216,9 +216,102 @@ pub fn jobs(inputs: Vec<Input>, auto: bool, explicit: &[(PathBuf, PathBuf)]) -> 
     out
 }
 
+/// `K/N` (1 <= K <= N) as `--shard` takes it.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{text}`: give K/N with 1 <= K <= N, e.g. 3/8");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// The name of the game a stem belongs to: without a copy suffix (`_0`, `_b`,
+/// `-white`) and a continuation sheet's number (`-2`, `_3`, up to two digits; not the
+/// board of a `<round>-<board>` name), in lower case.
+fn game_key(stem: &str) -> String {
+    let mut key = stem.to_lowercase();
+    for _ in 0..2 {
+        if let Some((base, _)) = copy_of(&key) {
+            key = base.to_string();
+        } else if let Some((base, n)) = key.rsplit_once(['_', '-'])
+            && !base.bytes().all(|b| b.is_ascii_digit())
+            && (1..=2).contains(&n.len())
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && n != "0"
+            && n != "1"
+        {
+            key = base.to_string();
+        }
+    }
+    key
+}
+
+/// The shard (1..=n) of a job: FNV-1a of its game's name, so the split depends on
+/// nothing but the name (not on the other inputs, nor on the Rust version).
+pub fn shard_of(job: &Job, n: usize) -> usize {
+    let stem = match job {
+        Job::One(input) => &input.stem,
+        Job::Pair(_, stem) => stem,
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in game_key(stem).bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    (h % n.max(1) as u64) as usize + 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_split_by_game_and_keep_a_games_sheets_together() {
+        assert_eq!(parse_shard("3/8"), Ok((3, 8)));
+        for bad in ["0/4", "5/4", "3", "a/b", "2/0"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+        assert_eq!(game_key("hcs_053_1"), "hcs_053");
+        assert_eq!(game_key("R3B12-2"), "r3b12");
+        assert_eq!(game_key("r3b12_w"), "r3b12");
+        assert_eq!(game_key("r3b12-black-2"), "r3b12");
+        assert_eq!(game_key("3-12"), "3-12");
+        assert_eq!(game_key("3-12-2"), "3-12");
+        let one = |stem: &str| {
+            Job::One(Input {
+                path: PathBuf::from(format!("{stem}.jpg")),
+                stem: stem.to_string(),
+            })
+        };
+        let names: Vec<String> = (0..200)
+            .map(|i| format!("r{}b{}", i / 20, i % 20))
+            .collect();
+        for n in [1, 2, 5] {
+            let mut seen = vec![0; n + 1];
+            for name in &names {
+                let k = shard_of(&one(name), n);
+                assert!((1..=n).contains(&k));
+                seen[k] += 1;
+                // A game's copies and continuation sheets go with it.
+                for other in [
+                    format!("{name}_w"),
+                    format!("{name}-2"),
+                    format!("{name}_b-3"),
+                ] {
+                    assert_eq!(shard_of(&one(&other), n), k, "{other}");
+                }
+            }
+            // Every shard gets a fair part (200 names: no shard under half its share).
+            assert!(
+                seen[1..].iter().all(|&c| c * n * 2 >= names.len()),
+                "{seen:?}"
+            );
+        }
+    }
 
     #[test]
     fn folders_recurse_and_take_images_only() {

@@ -59,6 +59,12 @@ pub struct ReadArgs {
     /// Also write every game of the batch into one PGN file, in round and board order.
     #[arg(long, value_name = "FILE")]
     pub pgn_out: Option<PathBuf>,
+    /// Read only shard K of N (`3/8`): a stable split by game name, so that each sheet
+    /// is in exactly one shard whatever else the folder holds, and both copies and the
+    /// continuation sheets of one game (`053_0`/`053_1`, `r3b12`/`r3b12-2`) are in the
+    /// same one. Give each shard its own `-o` folder.
+    #[arg(long, value_name = "K/N", value_parser = inputs::parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// What the sheets record: chess (legal games) or das (the 10×10 variant, read by
     /// its notation only, without its rules).
     #[arg(long, default_value = "chess")]
@@ -111,7 +117,10 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     }
 
-    let todo = inputs::jobs(inputs, args.pairs, &explicit);
+    let mut todo = inputs::jobs(inputs, args.pairs, &explicit);
+    if let Some((k, n)) = args.shard {
+        todo.retain(|job| inputs::shard_of(job, n) == k);
+    }
     let jobs = jobs_for(&args.model, todo.len());
     let pool = ModelPool::new(&args.model, jobs)?;
     let model_name = pool.model_name();
