@@ -132,16 +132,14 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3,
     (the bias not penalised). Returns the weights and the bias."""
     n, k = x.shape
     wt = np.ones(n) if weight is None else weight.astype(np.float64) * n / weight.sum()
-    X = np.hstack([x.astype(np.float64), np.ones((n, 1))]) * np.sqrt(wt)[:, None]
+    X = np.hstack([x.astype(np.float64), np.ones((n, 1))])
     Y = y.astype(np.float64)
-    # (Rows scaled by sqrt(weight): X^T diag(w) X; the residual is scaled back below.)
-    Xw, Xr = X, np.hstack([x.astype(np.float64), np.ones((n, 1))])
     ridge = np.diag([2 * l2] * k + [0.0])
     theta = np.zeros(k + 1)
     for _ in range(100):
-        p = 1 / (1 + np.exp(-(Xr @ theta)))
-        grad = Xr.T @ (wt * (p - Y)) / n + ridge @ theta
-        hess = (Xw * (p * (1 - p))[:, None]).T @ Xw / n + ridge
+        p = 1 / (1 + np.exp(-(X @ theta)))
+        grad = X.T @ (wt * (p - Y)) / n + ridge @ theta
+        hess = (X * (wt * p * (1 - p))[:, None]).T @ X / n + ridge
         step = np.linalg.solve(hess + 1e-9 * np.eye(k + 1), grad)
         theta -= step
         if np.abs(step).max() < 1e-10:

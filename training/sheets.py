@@ -220,8 +220,9 @@ def make_sheet(notation: str, font_path: str | dict, game: chess.pgn.Game, rng: 
         labels.append(f"{stem}\t{n}\t{side}\t{text}")
     result = game.headers.get("Result", "*")
     wrote = None
-    if (len(moves) < cap and result in RESULT_SPELLINGS and rng.random() < write_result
-            and not board.is_checkmate()):
+    # (`write_result` first: without it no draw is taken, so the sheets come out as before.)
+    if (write_result > 0 and len(moves) < cap and result in RESULT_SPELLINGS
+            and not board.is_checkmate() and rng.random() < write_result):
         i = len(moves)
         wrote = rng.choice(RESULT_SPELLINGS[result])
         ink.write(wrote, boxes[(i // 2 + 1, "white" if i % 2 == 0 else "black")])

@@ -223,7 +223,7 @@ impl Pipeline {
         self.add_written_result(
             &mut report,
             &decoded,
-            [(&grid, &scores[..])],
+            &[(&grid, &scores[..])],
             model.alphabet(),
         );
         Ok(SheetRead {
@@ -284,7 +284,7 @@ impl Pipeline {
         self.add_written_result(
             &mut report,
             &decoded,
-            [(&grids[0], &scores[0][..]), (&grids[1], &scores[1][..])],
+            &[(&grids[0], &scores[0][..]), (&grids[1], &scores[1][..])],
             model.alphabet(),
         );
         Ok(PairRead {
@@ -440,16 +440,14 @@ impl Pipeline {
             .collect())
     }
 
-    /// Number of leading grid cells worth reading: up to the last inked (or locked)
-    /// cell, plus a few blank ones so the decoder sees where the game ends.
     /// Without a mate, the result written after the last move (on either copy) is the
     /// sheet's; otherwise `result_note` says why the result stays `*`. Copies that
     /// write different results leave `*` and name both.
-    fn add_written_result<const N: usize>(
+    fn add_written_result(
         &self,
         report: &mut SheetReport,
         decoded: &DecodedSheet,
-        copies: [(&Grid, &[CellScores]); N],
+        copies: &[(&Grid, &[CellScores])],
         alphabet: &crate::vocab::Alphabet,
     ) {
         if report.result_from == "mate" {
@@ -490,6 +488,8 @@ impl Pipeline {
         }
     }
 
+    /// Number of leading grid cells worth reading: up to the last inked (or locked)
+    /// cell, plus a few blank ones so the decoder sees where the game ends.
     fn cells_to_read(&self, grid: &Grid, options: &SheetOptions) -> usize {
         let last_ink = grid
             .cells

@@ -8,7 +8,7 @@
 //! alphabet can spell is looked for: `½`, `/` and words (`resigns`, `сдался`,
 //! `aufgegeben`) are not in it, so a draw written `½-½` and a resign cell are not read.
 
-use crate::decode::{CellScorer, DecodedSheet, Trie};
+use crate::decode::{CellScorer, DecodedSheet, Entry, Trie};
 use crate::grid::Grid;
 use crate::vocab::{Alphabet, CellScores};
 
@@ -74,6 +74,15 @@ pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Opti
         .map(|(r, share)| (r.to_string(), share.min(1.0)))
 }
 
+/// The entry of the last cell that gives the game a move.
+fn last_move_entry(decoded: &DecodedSheet) -> Option<&Entry> {
+    decoded
+        .entries
+        .iter()
+        .filter(|e| e.ply.is_some() && e.cell.is_some())
+        .max_by_key(|e| e.cell)
+}
+
 /// The result written after the decoded game's last move: the first inked cell among
 /// the [`LOOK_AHEAD`] after it, if it reads as a result; `None` otherwise.
 pub fn written_result(
@@ -84,12 +93,8 @@ pub fn written_result(
     blank_ink: f32,
     floor: f32,
 ) -> Option<WrittenResult> {
-    let last = decoded
-        .entries
-        .iter()
-        .filter(|e| e.ply.is_some())
-        .filter_map(|e| e.cell)
-        .max()
+    let last = last_move_entry(decoded)
+        .and_then(|e| e.cell)
         .map_or(0, |c| c + 1);
     let cell = (last..(last + LOOK_AHEAD).min(scores.len()))
         .find(|&i| grid.cells.get(i).is_some_and(|c| c.ink >= blank_ink))?;
@@ -110,11 +115,7 @@ pub fn result_in_last_move(
     alphabet: &Alphabet,
     floor: f32,
 ) -> Option<usize> {
-    let last = decoded
-        .entries
-        .iter()
-        .filter(|e| e.ply.is_some() && e.cell.is_some())
-        .max_by_key(|e| e.cell)?;
+    let last = last_move_entry(decoded)?;
     let cell = last.cell?;
     let (_, share) = cell_result(scores.get(cell)?, alphabet, floor)?;
     (share >= MIN_SHARE && share > last.cell_p.unwrap_or(0.0)).then_some(cell)
