@@ -1121,11 +1121,13 @@ fn shards_together_read_what_one_run_reads() {
             })
             .collect()
     };
-    let all = dir.path().join("all");
-    read(&[], &all);
-    let all = pgns(&all);
+    let all_dir = dir.path().join("all");
+    let round = dir.path().join("round.pgn");
+    read(&["--pgn-out", round.to_str().unwrap()], &all_dir);
+    let all = pgns(&all_dir);
     assert_eq!(all.len(), 4, "{:?}", all.keys());
     let mut merged = std::collections::BTreeMap::new();
+    let mut shards = Vec::new();
     for k in 1..=3 {
         let out = dir.path().join(format!("shard{k}"));
         read(&["--shard", &format!("{k}/3")], &out);
@@ -1135,10 +1137,72 @@ fn shards_together_read_what_one_run_reads() {
                 "{name} in two shards"
             );
         }
+        shards.push(out);
     }
     assert_eq!(merged, all);
     let o = run(bin()
         .args(["read", "samples", "--shard", "4/3"])
         .current_dir(root()));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // `merge` puts the shards' folders together: the files one run writes, and its
+    // round file.
+    let files = |out: &std::path::Path| -> std::collections::BTreeMap<String, String> {
+        std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pgn" || e == "json"))
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap();
+                (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+            })
+            .collect()
+    };
+    let merge = |extra: &[&str], out: &std::path::Path| {
+        let o = run(bin()
+            .arg("merge")
+            .args(&shards)
+            .args(extra)
+            .arg("-o")
+            .arg(out)
+            .current_dir(root()));
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    let together = dir.path().join("merged");
+    let merged_round = dir.path().join("merged-round.pgn");
+    let o = merge(&["--pgn-out", merged_round.to_str().unwrap()], &together);
+    assert!(
+        stderr(&o).contains("merged 4 reports from 3 folders"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files(&together), files(&all_dir));
+    assert_eq!(
+        std::fs::read_to_string(&merged_round).unwrap(),
+        std::fs::read_to_string(&round).unwrap()
+    );
+    // a review budget over all shards flags what one run's budget flags
+    let budget_dir = dir.path().join("budget");
+    read(&["--review-budget", "10"], &budget_dir);
+    let budget_merged = dir.path().join("budget-merged");
+    merge(&["--review-budget", "10"], &budget_merged);
+    assert_eq!(files(&budget_merged), files(&budget_dir));
+    // a shard folder as the merged folder is refused; so is a stem in two shards
+    let o = run(bin()
+        .arg("merge")
+        .args(&shards)
+        .arg("-o")
+        .arg(&shards[0])
+        .current_dir(root()));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = run(bin()
+        .arg("merge")
+        .arg(&shards[0])
+        .arg(&together)
+        .arg("-o")
+        .arg(dir.path().join("twice"))
+        .current_dir(root()));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("in two shards"), "{}", stderr(&o));
 }

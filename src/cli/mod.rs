@@ -9,6 +9,7 @@ mod convert;
 mod eval;
 mod fix;
 mod inputs;
+mod merge;
 mod read;
 mod review;
 
@@ -47,6 +48,9 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Cut the move table of each page into cell images plus an index TSV.
     Cells(cells::CellsArgs),
+    /// Merge the output folders of `read --shard K/N` into one (reports, PGN, round
+    /// file, review page, review budget over all shards).
+    Merge(merge::MergeArgs),
 }
 
 /// Prints a one-line diagnostic on stderr, prefixed with the program name.
@@ -70,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Cells(args) => cells::run(args),
+        Command::Merge(args) => merge::run(args),
     };
     match result {
         Ok(code) => code,

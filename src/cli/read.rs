@@ -93,7 +93,18 @@ struct Outcome {
 
 /// Where a game goes in the round file: by round and board, games that name none
 /// last, then by source.
-type RoundKey = (u32, u32, String);
+pub(super) type RoundKey = (u32, u32, String);
+
+/// A report's place in the round file (see [`RoundKey`]).
+pub(super) fn round_key(report: &SheetReport) -> RoundKey {
+    let game = report.game.as_ref();
+    let round = game
+        .and_then(|g| g.round.as_deref())
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(u32::MAX);
+    let board = game.and_then(|g| g.board).unwrap_or(u32::MAX);
+    (round, board, report.source.clone())
+}
 
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -382,14 +393,7 @@ fn emit(o: &mut Outcome, report: &SheetReport, stem: &str, out: Option<&Path>, r
     o.plies += report.summary.plies;
     o.flagged += report.summary.flagged;
     if round_file {
-        let game = report.game.as_ref();
-        let round = game
-            .and_then(|g| g.round.as_deref())
-            .and_then(|r| r.parse().ok())
-            .unwrap_or(u32::MAX);
-        let board = game.and_then(|g| g.board).unwrap_or(u32::MAX);
-        o.round_pgn
-            .push(((round, board, report.source.clone()), pgn.clone()));
+        o.round_pgn.push((round_key(report), pgn.clone()));
     }
     match out {
         Some(dir) => {

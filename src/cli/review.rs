@@ -30,7 +30,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Reports (`*.json` that parse as reports) in a folder, sorted by name.
-fn reports_in(dir: &Path) -> anyhow::Result<Vec<(String, SheetReport)>> {
+pub(super) fn reports_in(dir: &Path) -> anyhow::Result<Vec<(String, SheetReport)>> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(Result::ok)
