@@ -4,9 +4,10 @@
 //! The cell's reading is scored against each way of writing a result with the CTC
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
 //! hold at least [`MIN_SHARE`] of the cell's probability mass and no less than the
-//! reader's own best reading. Only what the reader's
-//! alphabet can spell is looked for: `½`, `/` and words (`resigns`, `сдался`,
-//! `aufgegeben`) are not in it, so a draw written `½-½` and a resign cell are not read.
+//! reader's own best reading. Only what the reader's alphabet can spell is looked for: a
+//! draw written `½-½` or `1/2` needs a reader with `½` and `/` (cellreader 2.1.0 on; with
+//! an older one only `=` reads as a draw), and words (`resigns`, `сдался`, `aufgegeben`)
+//! are in no reader's alphabet yet, so a resign cell is not read.
 
 use crate::decode::{CellScorer, DecodedSheet, Entry, Trie};
 use crate::grid::Grid;
@@ -35,6 +36,12 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("O:1", "0-1"),
     ("-+", "0-1"),
     ("=", "1/2-1/2"),
+    ("½-½", "1/2-1/2"),
+    ("½:½", "1/2-1/2"),
+    ("½", "1/2-1/2"),
+    ("1/2-1/2", "1/2-1/2"),
+    ("1/2:1/2", "1/2-1/2"),
+    ("1/2", "1/2-1/2"),
     ("1-2-1-2", "1/2-1/2"),
 ];
 
