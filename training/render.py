@@ -3,6 +3,8 @@
 * Synthetic cells: corpus strings (train split) drawn glyph by glyph with the train
   fonts (Latin-only fonts only for strings without Cyrillic-only glyphs), then
   augmented: per-glyph jitter, slant, rotation, stroke width, ink colour and pencil,
+  (a share drawn with a pen along Hershey stroke faces, `strokes.py`; a share holding a
+  written result such as `1-0` or `½-½`)
   paper shading, cell-border fragments, neighbouring-row leakage, cross-outs, blank and
   near-blank cells (empty label), blur, noise, JPEG, sloppy crop margins.
 * Real cells: every HCS train cell once as cut plus `--hcs-copies` augmented copies.
@@ -32,6 +34,13 @@ from .common import FONTS, WORK, canonical, encode, load_split, preprocess
 
 SHARDS = WORK / "shards"
 NOTATION_WEIGHTS = {"en": 0.22, "ru": 0.32, "pl": 0.22, "de": 0.16, "das": 0.03}
+# Share of synthetic training cells drawn with a pen along a Hershey face (strokes.py).
+PEN_RATE = 0.12
+# Share of synthetic training cells that hold a result as players write it after the
+# last move (the reader must spell `½` and `/` for draws).
+RESULT_RATE = 0.02
+RESULT_TEXTS = ["1-0", "0-1", "1:0", "0:1", "½-½", "½:½", "1/2-1/2", "1/2", "½", "=", "+-", "-+",
+                "1-0", "0-1", "½-½", "1/2:1/2"]
 FONT_WEIGHTS = {"Lobster-Regular.ttf": 0.3, "Yomogi-Regular.ttf": 0.5, "LaBelleAurore-Regular.ttf": 0.6}
 
 
@@ -95,12 +104,13 @@ def _advance(f: ImageFont.FreeTypeFont, c: str) -> float:
 
 def _runs(text: str, entry: dict, rng: random.Random, joined: bool) -> list[tuple[str, str]]:
     """(string, font file) pieces: one per glyph, or (joined) one per stretch drawn from
-    the same file, so a cursive hand keeps its joins. `Ф` without a Cyrillic file is its
-    own piece, drawn as an `o` with a stroke through it."""
+    the same file, so a cursive hand keeps its joins. `Ф` and `Л` without a Cyrillic file,
+    and `½` (which few hands have), are pieces of their own with no file: drawn by hand
+    (`draw_text`)."""
     pieces: list[tuple[str, str]] = []
     for c in text:
-        if c == "Ф" and entry["cyr"] is None:
-            pieces.append(("Ф", ""))
+        if c == "½" or (c in "ФЛ" and entry["cyr"] is None):
+            pieces.append((c, ""))
             continue
         f = entry["cyr"] if is_cyrillic(c) and entry["cyr"] else entry["latin"]
         if joined and pieces and pieces[-1][1] == f:
@@ -130,6 +140,15 @@ def draw_text(text: str, entry: dict, size: int, rng: random.Random, strength: f
         fc = font(path or entry["latin"], s)
         dy = rng.uniform(-0.07, 0.07) * size * strength + drift * i * size * 0.3
         y = base + dy + (size - s) * 0.6
+        if not path and piece != "Ф":  # a pen-drawn Л or ½ (strokes.PEN_SHAPES)
+            from .strokes import pen_glyph
+            cap = fc.getbbox("H")
+            g = pen_glyph(piece, (cap[3] - cap[1]) * rng.uniform(0.9, 1.1), _pen_width(fc) * rng.uniform(1.0, 1.5), rng)
+            if g is not None:
+                top = y + cap[1] + rng.uniform(-0.05, 0.05) * s
+                img.paste(255, (int(x), int(top)), g)
+                x += g.width + fc.getlength(" ") * rng.uniform(0.2, 0.6)
+            continue
         if not path:  # a synthesised Ф: an o and a stroke through it
             d.text((x, y), "o", font=fc, fill=255, stroke_width=stroke, stroke_fill=255)
             l, t, r, b = d.textbbox((x, y), "o", font=fc)
@@ -146,6 +165,17 @@ def draw_text(text: str, entry: dict, size: int, rng: random.Random, strength: f
     if bbox is None:
         return None
     return img.crop(bbox)
+
+
+@lru_cache(maxsize=1024)
+def _pen_width(f: ImageFont.FreeTypeFont) -> float:
+    """The font's stroke width in pixels, about: the ink of an `l` over its height."""
+    m = f.getmask("l")
+    a = np.asarray(m, np.float32).reshape(m.size[1], m.size[0]) / 255 if m.size[0] * m.size[1] else None
+    if a is None or a.sum() == 0:
+        return max(1.0, f.size * 0.07)
+    rows = (a > 0.3).any(1).sum()
+    return float(min(max(a.sum() / max(rows, 1), 1.0), f.size * 0.2))
 
 
 def slant(mask: Image.Image, rng: random.Random, strength: float) -> Image.Image:
@@ -274,7 +304,10 @@ class Synth:
     """Draws synthetic (image, label) cells from a corpus and a set of font entries."""
 
     def __init__(self, corpus: dict[str, list[str]], entries: list[dict], seed: int, strength: float = 1.0,
-                 blank_rate: float = 0.05):
+                 blank_rate: float = 0.05, extras: bool = False):
+        """`extras` (training cells only): pen-drawn Hershey hands (`PEN_RATE`), results
+        (`RESULT_RATE`) and `Л` in Latin-only hands; the held-out and selection sets are
+        drawn without them, as before."""
         self.rng = random.Random(seed)
         np.random.seed(seed % (1 << 31))
         self.corpus = corpus
@@ -287,6 +320,7 @@ class Synth:
         self.strength = strength
         self.blank_rate = blank_rate
         self.neigh: list[Image.Image] = []
+        self.extras = extras
 
     def text(self, notation: str | None = None) -> str:
         nt = notation or self.rng.choices(self.notations, self.nweights)[0]
@@ -298,12 +332,18 @@ class Synth:
         never a `Л`."""
         g = canonical(text)
         cyr_text = any(is_cyrillic(c) for c in text)
-        if "Л" in g or (cyr_text and self.rng.random() < 0.5):
+        size = self.rng.choice([28, 34, 40, 48])
+        if self.extras and self.rng.random() < PEN_RATE:  # a Hershey face drawn with a pen (strokes.py)
+            from .strokes import draw
+            m = draw(text, self.rng, size, self.strength)
+            return None if m is None else slant(m, self.rng, self.strength * 0.5)
+        # Л: half the time a Cyrillic hand, else any hand (a Latin one draws it with a pen)
+        if ("Л" in g and (not self.extras or self.rng.random() < 0.5)) or (cyr_text and self.rng.random() < 0.5):
             e = self.rng.choices(self.cyr, self.w_cyr)[0]
         else:
             e = self.rng.choices(self.all, self.w_all)[0]
         s = text if e["cyr"] else g
-        m = draw_text(s, e, self.rng.choice([28, 34, 40, 48]), self.rng, self.strength)
+        m = draw_text(s, e, size, self.rng, self.strength)
         if m is None:
             return None
         return slant(m, self.rng, self.strength)
@@ -313,6 +353,8 @@ class Synth:
         if notation is None and rng.random() < self.blank_rate:
             return compose_cell(None, rng, self.strength, self.neigh), ""
         text = self.text(notation)
+        if self.extras and notation is None and rng.random() < RESULT_RATE:
+            text = rng.choice(RESULT_TEXTS)
         m = self.mask(text)
         label = canonical(text)
         if m is None:
@@ -341,9 +383,10 @@ def _cyr_fonts() -> frozenset[str]:
 
 
 def _synth_job(args):
-    corpus_path, font_files, extra_role, seed, n, strength, notation, blank_rate = args
+    corpus_path, font_files, extra_role, seed, n, strength, notation, blank_rate = args[:8]
+    extras = args[8] if len(args) > 8 else False
     corpus = load_corpus(Path(corpus_path), "val" if notation else "train")
-    s = Synth(corpus, font_entries(font_files, extra_role), seed, strength, blank_rate)
+    s = Synth(corpus, font_entries(font_files, extra_role), seed, strength, blank_rate, extras)
     xs = np.empty((n, *preprocess(Image.new("L", (4, 4), 255)).shape), np.uint8)
     ys = []
     for i in range(n):
@@ -450,7 +493,10 @@ def render_hcs(pool, hcs_copies: int, jobs: int, seed: int, t0: float) -> None:
 
 
 def render_all(synthetic: int, hcs_copies: int, val_per_notation: int, jobs: int, seed: int,
-               corpus: Path | None = None) -> None:
+               corpus: Path | None = None, synthetic_seed: int | None = None) -> None:
+    """All shards. `synthetic_seed` (default `seed`) seeds the synthetic training cells
+    alone, so a later stage can draw fresh ones while the held-out, selection and real
+    sets stay those of `seed`."""
     corpus = corpus or WORK / "corpus.tsv"
     split = load_split()
     t0 = time.time()
@@ -467,7 +513,9 @@ def render_all(synthetic: int, hcs_copies: int, val_per_notation: int, jobs: int
         print(f"render: held-out-font and selection sets ({time.time() - t0:.0f}s)")
         # synthetic training cells, in shards
         per = 20000
-        jobs_args = [(str(corpus), split["train_fonts"], "train", seed + 10 + k, min(per, synthetic - k * per), 1.0, None, 0.05)
+        sseed = seed if synthetic_seed is None else synthetic_seed
+        jobs_args = [(str(corpus), split["train_fonts"], "train", sseed + 10 + k, min(per, synthetic - k * per), 1.0,
+                      None, 0.05, True)
                      for k in range(math.ceil(synthetic / per))]
         for k, (xs, ys) in enumerate(pool.imap(_synth_job, jobs_args)):
             save(f"syn_{k:03d}", xs, ys)
@@ -481,6 +529,7 @@ def main() -> None:
     ap.add_argument("--val-per-notation", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--synthetic-seed", type=int, help="seed of the synthetic training cells alone (default --seed)")
     ap.add_argument("--only-hcs", action="store_true",
                     help="re-render the real-cell shards only (after re-cutting HCS), keep the synthetic ones")
     a = ap.parse_args()
@@ -490,7 +539,7 @@ def main() -> None:
         return
     for old in SHARDS.glob("*.npz"):
         old.unlink()
-    render_all(a.synthetic, a.hcs_copies, a.val_per_notation, a.jobs, a.seed)
+    render_all(a.synthetic, a.hcs_copies, a.val_per_notation, a.jobs, a.seed, synthetic_seed=a.synthetic_seed)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--stage2-steps", type=int, default=3000,
                     help="second stage: real cells jittered, weights averaged (EMA 0.999) (0: none)")
+    ap.add_argument("--stage3-steps", type=int, default=6000,
+                    help="third stage: peak LR 3e-4, synthetic cells jittered too, EMA 0.999 (0: none)")
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -62,28 +64,33 @@ def main() -> None:
     t = time.time()
     if a.quick:
         a.stage2_steps = 0
+    if a.quick:
+        a.stage3_steps = 0
     # (steps, peak LR, real share, jitter real cells, EMA decay, narrowed synthetic share,
-    # seed offset)
-    stages = [(a.steps, a.lr, 0.35, False, 0.0, 0.3, 0)]
+    # seed offset, jitter synthetic cells)
+    stages = [(a.steps, a.lr, 0.35, False, 0.0, 0.3, 0, False)]
     if a.stage2_steps:
-        stages.append((a.stage2_steps, a.lr / 2, 0.45, True, 0.999, 0.3, 1))
+        stages.append((a.stage2_steps, a.lr / 2, 0.45, True, 0.999, 0.3, 1, False))
+    if a.stage3_steps:
+        stages.append((a.stage3_steps, a.lr * 0.3, 0.45, True, 0.999, 0.3, 27, True))
     init = None
-    for i, (steps, lr, real_frac, jitter, ema, squeeze, offset) in enumerate(stages):
+    for i, (steps, lr, real_frac, jitter, ema, squeeze, offset, jitter_syn) in enumerate(stages):
         name = a.run if i == len(stages) - 1 else f"{a.run}-stage{i + 1}"
         train.train(steps, a.batch, lr, real_frac, name, a.seed + offset, 2, init=init,
                     augment_real=jitter, ema=ema, squeeze_synthetic=squeeze, arch=a.arch,
-                    warmup=0.1 if i == 0 else 0.05)
+                    warmup=0.1 if i == 0 else 0.05, augment_synthetic=jitter_syn)
         init = str(RUNS / name / "model.pt")
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
     (out / "train.json").write_text(json.dumps({**times, "arch": a.arch, "steps": a.steps,
-                                                "stage2_steps": a.stage2_steps,
+                                                "stage2_steps": a.stage2_steps, "stage3_steps": a.stage3_steps,
                                                 "stages": ", then ".join(
                                                     f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
                                                     + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")
                                                     + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "")
+                                                    + (", synthetic cells jittered" if js else "")
                                                     + ")"
-                                                    for n, lr, rf, j, e, q, _ in stages) + ", each from the weights before",
+                                                    for n, lr, rf, j, e, q, _, js in stages) + ", each from the weights before",
                                                 "cells": a.cells,
                                                 "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,

@@ -21,10 +21,14 @@ from .render import SHARDS
 
 
 def make_model(arch: str) -> nn.Module:
-    """`pretrained`: PP-OCRv6 tiny with our head (`pretrained.py`); `crnn`: from scratch."""
+    """`pretrained`: PP-OCRv6 tiny with our head (`pretrained.py`); `onnx:PATH`: the same
+    network read back from one of our exported readers; `crnn`: from scratch."""
     if arch == "pretrained":
         from .pretrained import PretrainedReader
         return PretrainedReader()
+    if arch.startswith("onnx:"):  # going on from an exported reader's weights
+        from .pretrained import PretrainedReader
+        return PretrainedReader(source=arch[len("onnx:"):])
     return CRNN()
 
 
@@ -232,7 +236,9 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=6000)
-    ap.add_argument("--arch", default="crnn", choices=["crnn", "pretrained"])
+    ap.add_argument("--arch", default="crnn",
+                    help="crnn | pretrained | onnx:PATH (go on from an exported reader, e.g. a copy of "
+                         "models/cellreader.onnx with its .json beside it)")
     ap.add_argument("--warmup", type=float, default=0.08, help="share of the steps the LR rises")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=2e-3)
