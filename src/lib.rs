@@ -42,8 +42,8 @@ pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
-    CutCell, CutPage, PairRead, Pipeline, PipelineParams, Reread, RereadError, SheetError,
-    SheetOptions, SheetRead, cut_cells, reload_pages,
+    CutCell, CutPage, GameRead, PairRead, Pipeline, PipelineParams, Reread, RereadError,
+    SheetError, SheetOptions, SheetRead, cut_cells, reload_pages,
 };
 pub use report::{
     Correction, HeaderCorrection, PgnTags, Producer, ReadSettings, ReviewSheet, SheetReport,

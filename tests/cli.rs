@@ -1125,7 +1125,7 @@ fn shards_together_read_what_one_run_reads() {
     let round = dir.path().join("round.pgn");
     read(&["--pgn-out", round.to_str().unwrap()], &all_dir);
     let all = pgns(&all_dir);
-    assert_eq!(all.len(), 4, "{:?}", all.keys());
+    assert_eq!(all.len(), 5, "{:?}", all.keys());
     let mut merged = std::collections::BTreeMap::new();
     let mut shards = Vec::new();
     for k in 1..=3 {
@@ -1173,7 +1173,7 @@ fn shards_together_read_what_one_run_reads() {
     let merged_round = dir.path().join("merged-round.pgn");
     let o = merge(&["--pgn-out", merged_round.to_str().unwrap()], &together);
     assert!(
-        stderr(&o).contains("merged 4 reports from 3 folders"),
+        stderr(&o).contains("merged 5 reports from 3 folders"),
         "{}",
         stderr(&o)
     );
@@ -1205,4 +1205,135 @@ fn shards_together_read_what_one_run_reads() {
         .current_dir(root()));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("in two shards"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_game_over_two_sheets_is_read_as_one_game() {
+    // `synth_de_3-2` continues `synth_de_3` (printed from move 61): named so, the two
+    // are one game, one report whose moves keep the sheet they are on; read alone,
+    // the continuation sheet is a clear error; `--continue A B` joins any two names;
+    // a fix on the second sheet re-reads the whole game.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    for s in ["synth_de_3.jpg", "synth_de_3-2.jpg"] {
+        std::fs::copy(root().join("samples").join(s), input.join(s)).unwrap();
+    }
+    let out = dir.path().join("out");
+    let o = run(bin()
+        .args(["read", "-q", "--beam", "64", "-o"])
+        .arg(&out)
+        .arg(&input));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "one game, one report: {names:?}");
+    let json = out.join("synth_de_3.json");
+    let load = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let report = load();
+    let sheets = report["sheets"].as_array().unwrap();
+    assert_eq!(sheets.len(), 2);
+    assert!(
+        sheets[1]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("synth_de_3-2.jpg")
+    );
+    let moves = report["moves"].as_array().unwrap();
+    for m in moves.iter().filter(|m| m["box"].is_array()) {
+        let on_second = m["move"].as_u64().unwrap() > 60;
+        assert_eq!(m["sheet"].as_u64(), Some(u64::from(on_second)), "{m}");
+    }
+    let want = pgn_moves(
+        &std::fs::read_to_string(root().join("samples/synth_de_3.expected.pgn")).unwrap(),
+    );
+    let got: Vec<&str> = moves.iter().filter_map(|m| m["san"].as_str()).collect();
+    assert!(
+        got.len() > 150,
+        "the game goes on past move 60: {} plies",
+        got.len()
+    );
+    let same = want
+        .iter()
+        .zip(&got)
+        .filter(|(a, b)| a.trim_end_matches(['+', '#']) == b.trim_end_matches(['+', '#']))
+        .count();
+    assert!(
+        same * 10 >= want.len() * 9,
+        "{same} of {} plies",
+        want.len()
+    );
+
+    // alone, the continuation sheet names itself and the way to read it
+    let alone = dir.path().join("alone");
+    let o = run(bin()
+        .args(["read", "-q", "--beam", "64", "-o"])
+        .arg(&alone)
+        .arg(input.join("synth_de_3-2.jpg")));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("synth_de_3-2.jpg: a continuation sheet"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("--continue"), "{}", stderr(&o));
+
+    // any two names, joined by hand; the wrong order is refused with both numbers
+    let renamed = dir.path().join("renamed");
+    std::fs::create_dir(&renamed).unwrap();
+    std::fs::copy(input.join("synth_de_3.jpg"), renamed.join("first.jpg")).unwrap();
+    std::fs::copy(input.join("synth_de_3-2.jpg"), renamed.join("later.jpg")).unwrap();
+    let joined = dir.path().join("joined");
+    let o = run(bin()
+        .args(["read", "-q", "--beam", "64", "-o"])
+        .arg(&joined)
+        .arg("--continue")
+        .arg(renamed.join("first.jpg"))
+        .arg(renamed.join("later.jpg")));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(joined.join("first.json")).unwrap()).unwrap();
+    assert_eq!(j["sheets"].as_array().unwrap().len(), 2);
+    let o = run(bin()
+        .args(["read", "-q", "--beam", "64", "-o"])
+        .arg(dir.path().join("reversed"))
+        .arg("--continue")
+        .arg(renamed.join("later.jpg"))
+        .arg(renamed.join("first.jpg")));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("later.jpg: a continuation sheet"),
+        "{}",
+        stderr(&o)
+    );
+
+    // a correction on the second sheet: the game is re-read over both sheets
+    let cell = moves
+        .iter()
+        .find(|m| m["move"] == 62 && m["side"] == "white")
+        .unwrap();
+    let san = cell["san"].as_str().unwrap().to_string();
+    let o = run(bin()
+        .arg("fix")
+        .arg(&json)
+        .args(["--cell", "62w", &san, "--by", "t"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let fixed = load();
+    assert_eq!(fixed["sheets"].as_array().unwrap().len(), 2);
+    let locked = fixed["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["state"] == "locked")
+        .unwrap();
+    assert_eq!(
+        (locked["move"].as_u64(), locked["sheet"].as_u64()),
+        (Some(62), Some(1))
+    );
+    let o = run(bin().arg("review").arg(&out));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }

@@ -15,6 +15,7 @@ in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does.
 
     python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1] [--fonts train|val|select]
     python -m training.forms --check DIR [--bin target/release/scoresheet]
+    python -m training.forms --game-over-sheets FAMILY --out DIR [--sheets 2] [--stem game] [--seed 1] [--fonts val]
 
 `--check` runs `scoresheet cells` over DIR and prints, per family and overall, the share
 of pages whose move table was found and of pages whose every move cell was found with
@@ -263,11 +264,13 @@ def _ink(page: Image.Image, entry: dict, rng: random.Random) -> Ink:
 
 
 def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list[dict], out: Path,
-              stem: str) -> None:
+              stem: str, game=None, hand: dict | None = None) -> int:
+    """One page of family `fam` (its game and hand drawn at random unless given);
+    returns the plies written on it."""
     notation = NOTATION_OF[fam["lang"]]
     pool = [h for h in hands if notation != "ru" or h["cyr"]] or hands
-    hand = rng.choice(pool)
-    game = rng.choice(games)
+    hand = hand or rng.choice(pool)
+    game = game or rng.choice(games)
     tags = {"event": game.headers.get("Event", ""), "round": game.headers.get("Round", ""),
             "white": game.headers.get("White", ""), "black": game.headers.get("Black", ""),
             "date": game.headers.get("Date", "").replace("??", "").strip(".")}
@@ -294,6 +297,35 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
              "cells": [{"move": n, "side": s, "box": list(b)} for (n, s), b in sorted(boxes.items())]}
     (out / f"{stem}.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
     (out / f"{stem}.tsv").write_text("page\tmove\tside\tlabel\n" + "\n".join(labels) + "\n", encoding="utf-8")
+    return len(labels)
+
+
+def make_game_sheets(name: str, fam: dict, rng: random.Random, games: list, hands: list[dict], out: Path,
+                     stem: str, sheets: int = 2) -> None:
+    """One game written over `sheets` pages of family `fam` in one hand: `<stem>.png`,
+    then `<stem>-2.png` ... printed from the move after the last one the page before
+    holds (51, 61 ...), and `<stem>.pgn`, the game as far as the sheets hold it."""
+    import chess.pgn
+    per = fam["blocks"] * fam["rows"]
+    long = [g for g in games if len(list(g.mainline_moves())) > 2 * per * (sheets - 1) + 16]
+    game = rng.choice(long)
+    notation = NOTATION_OF[fam["lang"]]
+    hand = rng.choice([h for h in hands if notation != "ru" or h["cyr"]] or hands)
+    plies = 0
+    for k in range(sheets):
+        page_stem = stem if k == 0 else f"{stem}-{k + 1}"
+        plies += make_page(name, {**fam, "start": 1 + k * per}, rng, games, hands, out, page_stem, game, hand)
+    g = chess.pgn.Game()
+    for key in ("Event", "Site", "Date", "Round", "White", "Black", "Result"):
+        g.headers[key] = game.headers.get(key, "?")
+    moves = list(game.mainline_moves())
+    if plies < len(moves):
+        g.headers["Result"] = "*"
+    node = g
+    for mv in moves[:plies]:
+        node = node.add_variation(mv)
+    (out / f"{stem}.pgn").write_text(str(g) + "\n", encoding="utf-8")
+    print(f"forms: {stem}: {plies} plies over {sheets} sheets ({hand['name']})")
 
 
 def check(folder: Path, binary: Path) -> dict:
@@ -341,6 +373,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fonts", default="train", choices=["train", "val", "select"])
     ap.add_argument("--check", type=Path, help="score the grid on a folder this wrote")
+    ap.add_argument("--game-over-sheets", metavar="FAMILY",
+                    help="one game written over --sheets pages of FAMILY (a first sheet and its continuation sheets)")
+    ap.add_argument("--sheets", type=int, default=2)
+    ap.add_argument("--stem", default="game")
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "scoresheet")
     a = ap.parse_args()
     if a.check:
@@ -349,6 +385,10 @@ def main() -> None:
     if a.out is None:
         ap.error("--out or --check")
     a.out.mkdir(parents=True, exist_ok=True)
+    if a.game_over_sheets:
+        make_game_sheets(a.game_over_sheets, FAMILIES[a.game_over_sheets], random.Random(a.seed), val_games(),
+                         hand_fonts(a.fonts), a.out, a.stem, a.sheets)
+        return
     names = [n for n in FAMILIES if a.families == "all" or (n in HELD_OUT) == (a.families == "held-out")]
     rng = random.Random(a.seed)
     games = val_games()

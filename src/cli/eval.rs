@@ -253,7 +253,7 @@ fn eval_pairs(
             .into_iter()
             .filter_map(|j| match j {
                 Job::Pair(p, _) => Some(p),
-                Job::One(_) => None,
+                Job::One(_) | Job::Sheets(..) => None,
             })
             .collect();
     if pairs.is_empty() {

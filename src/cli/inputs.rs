@@ -136,12 +136,101 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
         .collect()
 }
 
-/// What one worker reads: a sheet, or both players' copies of one game.
+/// What one worker reads: a sheet, both players' copies of one game, or one game
+/// written over several sheets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Job {
     One(Input),
     /// Two copies and the stem of the combined output.
     Pair([Input; 2], String),
+    /// The sheets of one game in order (the first, then its continuation sheets) and
+    /// the stem of the output (the first sheet's).
+    Sheets(Vec<Input>, String),
+}
+
+/// The first sheet's stem and the number (2 to 99) of a stem that names a later sheet
+/// of a game: `r3b12-2`, `r3b12_3`, `r3b12-white-2` (not the board of `3-12`).
+fn continuation_of(stem: &str) -> Option<(&str, u32)> {
+    let (base, n) = stem.rsplit_once(['_', '-'])?;
+    let k: u32 = n.parse().ok()?;
+    let digits_only = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    ((2..=99).contains(&k) && (1..=2).contains(&n.len()) && digits_only(n) && !digits_only(base))
+        .then_some((base, k))
+}
+
+/// Takes out of `inputs` the games written over several sheets: a sheet named as a
+/// later sheet of another (`r3b12-2`, `r3b12-3` beside `r3b12`, numbered on from 2,
+/// same folder), and `explicit` (A, B): B goes on after A. Returns those games (the
+/// first sheet's stem names the output) and the other inputs.
+pub fn continuations(
+    inputs: Vec<Input>,
+    explicit: &[(PathBuf, PathBuf)],
+) -> (Vec<Job>, Vec<Input>) {
+    let folder = |i: &Input| i.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // head index -> later sheets' indices, in order
+    let mut chains: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut taken = vec![false; inputs.len()];
+    for (h, head) in inputs.iter().enumerate() {
+        let mut later = Vec::new();
+        for k in 2..=99u32 {
+            let next = inputs.iter().position(|i| {
+                continuation_of(&i.stem) == Some((head.stem.as_str(), k))
+                    && folder(i) == folder(head)
+            });
+            match next {
+                Some(j) if !taken[j] => later.push(j),
+                _ => break,
+            }
+        }
+        if !later.is_empty() {
+            taken[h] = true;
+            for &j in &later {
+                taken[j] = true;
+            }
+            chains.push((h, later));
+        }
+    }
+    for (a, b) in explicit {
+        let find = |p: &Path| inputs.iter().position(|i| i.path == p);
+        let (Some(a), Some(b)) = (find(a), find(b)) else {
+            continue;
+        };
+        if a == b || chains.iter().any(|(h, l)| *h == b || l.contains(&b)) {
+            continue;
+        }
+        // B goes after A: at the end of the chain A ends (or heads alone), or A and B
+        // start a chain; A inside a chain cannot take B
+        if let Some(at) = chains
+            .iter()
+            .position(|(h, l)| l.last().map_or(*h == a, |&x| x == a))
+        {
+            chains[at].1.push(b);
+        } else if chains.iter().any(|(h, l)| *h == a || l.contains(&a)) {
+            continue;
+        } else {
+            chains.push((a, vec![b]));
+        }
+        taken[a] = true;
+        taken[b] = true;
+    }
+    chains.sort_by_key(|c| c.0);
+    let jobs = chains
+        .into_iter()
+        .map(|(h, later)| {
+            let sheets: Vec<Input> = std::iter::once(h)
+                .chain(later)
+                .map(|i| inputs[i].clone())
+                .collect();
+            let stem = sheets[0].stem.clone();
+            Job::Sheets(sheets, stem)
+        })
+        .collect();
+    let rest = inputs
+        .into_iter()
+        .zip(taken)
+        .filter_map(|(i, t)| (!t).then_some(i))
+        .collect();
+    (jobs, rest)
 }
 
 /// Suffix pairs that mark the two copies of one game: `053_0`/`053_1`,
@@ -256,7 +345,7 @@ fn game_key(stem: &str) -> String {
 pub fn shard_of(job: &Job, n: usize) -> usize {
     let stem = match job {
         Job::One(input) => &input.stem,
-        Job::Pair(_, stem) => stem,
+        Job::Pair(_, stem) | Job::Sheets(_, stem) => stem,
     };
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in game_key(stem).bytes() {
@@ -268,6 +357,64 @@ pub fn shard_of(job: &Job, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn continuation_sheets_join_their_first_sheet() {
+        let input = |path: &str| Input {
+            path: PathBuf::from(path),
+            stem: Path::new(path)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+        };
+        let inputs = vec![
+            input("r1/r3b12.jpg"),
+            input("r1/r3b12-2.jpg"),
+            input("r1/r3b12-3.jpg"),
+            input("r1/r3b14-2.jpg"), // no first sheet: read alone
+            input("r1/3.jpg"),
+            input("r1/3-12.jpg"), // round 3 board 12, not sheet 12 of `3`
+            input("r1/a.jpg"),
+            input("r1/b.jpg"),
+            input("r2/r3b12-2.jpg"), // another folder
+        ];
+        let explicit = [(PathBuf::from("r1/a.jpg"), PathBuf::from("r1/b.jpg"))];
+        let (jobs, rest) = continuations(inputs, &explicit);
+        let names = |j: &Job| match j {
+            Job::Sheets(s, stem) => (
+                stem.clone(),
+                s.iter()
+                    .map(|i| i.path.display().to_string())
+                    .collect::<Vec<_>>(),
+            ),
+            _ => panic!("not a game over several sheets"),
+        };
+        assert_eq!(
+            jobs.iter().map(names).collect::<Vec<_>>(),
+            vec![
+                (
+                    "r3b12".to_string(),
+                    vec![
+                        "r1/r3b12.jpg".into(),
+                        "r1/r3b12-2.jpg".into(),
+                        "r1/r3b12-3.jpg".into()
+                    ]
+                ),
+                ("a".to_string(), vec!["r1/a.jpg".into(), "r1/b.jpg".into()]),
+            ]
+        );
+        let rest: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
+        assert_eq!(
+            rest,
+            [
+                "r1/r3b14-2.jpg",
+                "r1/3.jpg",
+                "r1/3-12.jpg",
+                "r2/r3b12-2.jpg"
+            ]
+        );
+    }
 
     #[test]
     fn shards_split_by_game_and_keep_a_games_sheets_together() {
@@ -357,7 +504,7 @@ mod tests {
             .iter()
             .filter_map(|j| match j {
                 Job::Pair(_, stem) => Some(stem.as_str()),
-                Job::One(_) => None,
+                Job::One(_) | Job::Sheets(..) => None,
             })
             .collect();
         assert_eq!(pairs, ["053", "r1"]);

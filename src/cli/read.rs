@@ -23,7 +23,7 @@ use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
     /// Image files (png, jpeg, tiff) or folders (recursed).
-    #[arg(required_unless_present = "pair")]
+    #[arg(required_unless_present_any = ["pair", "continued"])]
     pub paths: Vec<PathBuf>,
     /// Write DIR/<stem>.pgn and DIR/<stem>.json for every sheet (default: PGN on stdout).
     #[arg(short, long, value_name = "DIR")]
@@ -35,6 +35,11 @@ pub struct ReadArgs {
     /// Read these two files as the two copies of one game (repeatable).
     #[arg(long, num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
     pub pair: Vec<PathBuf>,
+    /// B is the next sheet of the game whose sheet A is (a continuation sheet;
+    /// repeatable: `--continue A B --continue B C`). Sheets named `<first>-2`,
+    /// `<first>-3` beside their first sheet are joined without it.
+    #[arg(long = "continue", num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
+    pub continued: Vec<PathBuf>,
     /// Also write OUTDIR/review.html (needs -o).
     #[arg(long, requires = "out")]
     pub review: bool,
@@ -113,8 +118,14 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
         .chunks(2)
         .map(|c| (c[0].clone(), c[1].clone()))
         .collect();
+    let continued: Vec<(PathBuf, PathBuf)> = args
+        .continued
+        .chunks(2)
+        .map(|c| (c[0].clone(), c[1].clone()))
+        .collect();
     let mut paths = args.paths.clone();
     paths.extend(args.pair.iter().cloned());
+    paths.extend(args.continued.iter().cloned());
     let (inputs, missing) = inputs::collect(&paths);
     for e in &missing {
         diag(e);
@@ -128,7 +139,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     }
 
-    let mut todo = inputs::jobs(inputs, args.pairs, &explicit);
+    let (mut todo, inputs) = inputs::continuations(inputs, &continued);
+    todo.extend(inputs::jobs(inputs, args.pairs, &explicit));
     if let Some((k, n)) = args.shard {
         todo.retain(|job| inputs::shard_of(job, n) == k);
     }
@@ -173,6 +185,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                 let o = pool.with(|m| match job {
                     Job::One(input) => read_one(input, &pipeline, m, &target),
                     Job::Pair(inputs, stem) => read_pair(inputs, stem, &pipeline, m, &target),
+                    Job::Sheets(inputs, stem) => read_game(inputs, stem, &pipeline, m, &target),
                 });
                 for e in &o.errors {
                     bar.suspend(|| diag(e));
@@ -528,6 +541,40 @@ fn read_corrected(
         Ok(report) => finish(o, report, earlier, t),
         Err(e) => o.errors.push(e.to_string()),
     }
+}
+
+/// Reads one game written over several sheets (first page of each file, in order)
+/// into one report.
+fn read_game(
+    inputs: &[Input],
+    stem: &str,
+    pipeline: &Pipeline,
+    model: &mut dyn CellModel,
+    batch: &Batch,
+) -> Outcome {
+    let mut o = new_outcome();
+    let mut pages = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        match load_pages(&input.path, &pipeline.params().page) {
+            Ok(mut p) => pages.push(p.swap_remove(0)),
+            Err(e) => o.errors.push(e.to_string()),
+        }
+    }
+    if pages.len() < inputs.len() {
+        return o;
+    }
+    let what = inputs[0].path.display().to_string();
+    let target = Target {
+        stem,
+        what: &what,
+        batch,
+    };
+    read_corrected(&mut o, &target, |options| {
+        pipeline
+            .read_sheets(pages, model, options)
+            .map(|game| game.report)
+    });
+    o
 }
 
 /// Reads the two copies of one game (first page of each file) into one report.

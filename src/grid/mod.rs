@@ -164,6 +164,57 @@ impl Grid {
         self.renumber(k, self.first_move);
     }
 
+    /// Adds `n` rows above the first row of every block, one row pitch apart (rows
+    /// the ruling lost under a dark heading band, found from the printed numbers), and
+    /// numbers every cell again from the new first row. False (nothing changed) when
+    /// they would not fit on the page.
+    pub fn extend_up(&mut self, n: usize, page: &Page) -> bool {
+        let pitch = self.row_pitch.round() as i64;
+        let first: Vec<&Cell> = self.cells.iter().filter(|c| c.row == 0).collect();
+        if n == 0 || first.is_empty() || first.iter().any(|c| (c.ruled.y as i64) < n as i64 * pitch)
+        {
+            return false;
+        }
+        let up = |b: CellBox, k: usize| CellBox {
+            y: (b.y as i64 - k as i64 * pitch).max(0) as u32,
+            ..b
+        };
+        let mut added: Vec<Cell> = Vec::new();
+        for c in &first {
+            for k in 1..=n {
+                let ruled = up(c.ruled, k);
+                let (x0, y0) = (ruled.x as f32, ruled.y as f32);
+                let ink = ink_fraction(
+                    &page.image,
+                    x0,
+                    y0,
+                    x0 + ruled.w as f32,
+                    y0 + ruled.h as f32,
+                );
+                added.push(Cell {
+                    bbox: up(c.bbox, k),
+                    ruled,
+                    number: c.number.map(|b| up(b, k)),
+                    ink,
+                    row: n - k,
+                    ..(*c).clone()
+                });
+            }
+        }
+        for c in &mut self.cells {
+            c.row += n;
+        }
+        self.cells.extend(added);
+        self.rows_per_block += n;
+        self.cells
+            .sort_by_key(|c| (c.block, c.row, c.side == Color::Black));
+        let rows = self.rows_per_block;
+        for c in &mut self.cells {
+            c.move_number = (c.block * rows + c.row) as u32 + self.first_move;
+        }
+        true
+    }
+
     /// Drops the first `k` rows of every block and numbers the rest from `first_move`
     /// (the number printed on the first row kept), counting on across blocks.
     pub fn renumber(&mut self, k: usize, first_move: u32) {

@@ -72,6 +72,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
             bbox,
             copies: Vec::new(),
             disagree: false,
+            sheet: None,
             alternatives: e
                 .alternatives
                 .iter()
@@ -105,6 +106,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         page: page_info(page, grid),
         summary: Default::default(),
         copies: Vec::new(),
+        sheets: Vec::new(),
         corrections: Vec::new(),
         game: None,
         header_corrections: Vec::new(),
@@ -204,6 +206,37 @@ pub(super) fn add_copies(
         }
     }
     report.summarize();
+}
+
+/// Adds the sheets of a game written over several sheets to its report: `sheets` in
+/// order, each move's `sheet` (the one its cell is on; boxes are in that sheet's page),
+/// and `page` for the first sheet alone.
+pub(super) fn add_sheets(report: &mut SheetReport, pages: &[Page], grids: &[Grid]) {
+    report.sheets = pages
+        .iter()
+        .zip(grids)
+        .map(|(p, g)| CopyInfo {
+            source: source_name(&p.source, p.index),
+            source_path: absolute(&p.source),
+            page: page_info(p, g),
+        })
+        .collect();
+    if let Some(first) = report.sheets.first() {
+        report.page = first.page.clone();
+    }
+    let mut ends = Vec::with_capacity(grids.len());
+    let mut total = 0;
+    for g in grids {
+        total += g.cells.len();
+        ends.push(total);
+    }
+    for m in &mut report.moves {
+        if m.bbox.is_none() {
+            continue;
+        }
+        let cell = (m.move_number as usize - 1) * 2 + usize::from(m.side == "black");
+        m.sheet = ends.iter().position(|&end| cell < end);
+    }
 }
 
 /// The empty chess game of a sheet that records no chess game (a Das sheet).

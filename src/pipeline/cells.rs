@@ -6,7 +6,7 @@ use std::path::Path;
 use image::{GrayImage, RgbImage};
 use shakmaty::Color;
 
-use super::numbers;
+use super::{Pipeline, PipelineParams, SheetOptions};
 use crate::grid::{self, CellBox, GridParams, overlay::overlay};
 use crate::model::CellModel;
 use crate::page::{self, Page, PageParams};
@@ -30,9 +30,10 @@ pub struct CutPage {
     pub overlay: Option<RgbImage>,
 }
 
-/// Cuts every page of one image file. With a model, the printed move numbers are read
-/// and number the cells (heading rows dropped, a continuation sheet numbered from its
-/// first printed number); without, rows count from the table's top as move 1.
+/// Cuts every page of one image file. With a model, the rows are numbered as `read`
+/// numbers them ([`Pipeline::number_rows`]: the printed move numbers read, heading rows
+/// dropped, a continuation sheet numbered from its first printed number); without,
+/// rows count from the table's top as move 1.
 ///
 /// # Errors
 /// One line naming the file (or page) and the reason: an unreadable image, or pages
@@ -79,10 +80,14 @@ fn cut_page(
 ) -> Result<CutPage, String> {
     let mut grid = grid::find_grid(page, gp).map_err(|e| e.to_string())?;
     if let Some(model) = model {
-        let anchor = numbers::anchor(page, &grid, model).map_err(|e| format!("{name}: {e}"))?;
-        if let Some(a) = anchor {
-            grid.renumber(a.heading_rows, a.first_move);
-        }
+        // the rows numbered as `read` numbers them
+        let pipeline = Pipeline::new(PipelineParams {
+            grid: gp.clone(),
+            ..PipelineParams::default()
+        });
+        pipeline
+            .number_rows(page, &mut grid, model, &SheetOptions::default(), 0)
+            .map_err(|e| e.to_string())?;
     }
     let cells = grid
         .cells

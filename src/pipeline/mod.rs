@@ -38,7 +38,7 @@ mod reread;
 mod result;
 mod sources;
 
-use build::{add_copies, no_game};
+use build::{add_copies, add_sheets, no_game};
 pub use build::{build_das_report, build_report};
 pub use cells::{CutCell, CutPage, cut_cells};
 pub use numbers::Anchor;
@@ -115,9 +115,22 @@ pub enum SheetError {
     Model { path: String, source: ModelError },
     #[error(
         "{path}: a continuation sheet (its printed numbers start at move {first_move}): \
-         reading a game's later sheets is not supported yet"
+         read it with the game's first sheet (name it <first>-2 beside it, or give \
+         --continue FIRST THIS)"
     )]
     Continuation { path: String, first_move: u32 },
+    #[error(
+        "{path}: sheet {sheet} of its game starts at move {first_move}, but the sheet \
+         before it ends at move {previous_end}"
+    )]
+    SheetOrder {
+        path: String,
+        sheet: usize,
+        first_move: u32,
+        previous_end: u32,
+    },
+    #[error("{path}: Das games over several sheets are not read yet")]
+    DasSheets { path: String },
 }
 
 /// Per-sheet inputs beyond the image: human corrections to honour.
@@ -148,6 +161,14 @@ pub struct SheetRead {
 pub struct PairRead {
     pub pages: [Page; 2],
     pub grids: [Grid; 2],
+    pub decoded: DecodedSheet,
+    pub report: SheetReport,
+}
+
+/// Everything learnt from one game written over several sheets.
+pub struct GameRead {
+    pub pages: Vec<Page>,
+    pub grids: Vec<Grid>,
     pub decoded: DecodedSheet,
     pub report: SheetReport,
 }
@@ -295,6 +316,96 @@ impl Pipeline {
         })
     }
 
+    /// Reads one game written over several sheets, in order: a 50-move form holds 100
+    /// plies, and a longer game goes on on a second (third ...) sheet, printed from 51,
+    /// 61 ... Each sheet's rows are numbered as a single sheet's are (printed numbers,
+    /// heading rows); a later sheet that prints no numbers goes on where the sheet
+    /// before it ends. The cells of all sheets are decoded as one game; each move keeps
+    /// its sheet (`sheet`, an index into the report's `sheets`) and its box there.
+    ///
+    /// # Errors
+    /// As [`Pipeline::read_page`], for any sheet; a first sheet printed from a later
+    /// move than 1 ([`SheetError::Continuation`]), a later sheet that does not start
+    /// where the one before it ends ([`SheetError::SheetOrder`]), a Das game.
+    pub fn read_sheets(
+        &self,
+        pages: Vec<Page>,
+        model: &mut dyn CellModel,
+        options: &SheetOptions,
+    ) -> Result<GameRead, SheetError> {
+        let name = |p: &Page| source_name(&p.source, p.index);
+        if self.params.variant == Variant::Das {
+            return Err(SheetError::DasSheets {
+                path: pages.first().map(name).unwrap_or_default(),
+            });
+        }
+        let mut grids: Vec<Grid> = Vec::with_capacity(pages.len());
+        let mut known = Vec::with_capacity(pages.len());
+        for (i, page) in pages.iter().enumerate() {
+            let mut grid = grid::find_grid(page, &self.params.grid)?;
+            if i == 0 {
+                known.push(self.skip_header_row(page, &mut grid, model, options, 0)?);
+                grids.push(grid);
+                continue;
+            }
+            let prev = &grids[i - 1];
+            let next = prev.first_move + (prev.cells.len() / 2) as u32;
+            if let Some(&Some(k)) = options.header_rows.get(i) {
+                grid.renumber(k, next);
+            } else {
+                let anchor =
+                    numbers::anchor(page, &grid, model).map_err(|source| SheetError::Model {
+                        path: name(page),
+                        source,
+                    })?;
+                match anchor {
+                    Some(a) if a.first_move != next => {
+                        return Err(SheetError::SheetOrder {
+                            path: name(page),
+                            sheet: i + 1,
+                            first_move: a.first_move,
+                            previous_end: next - 1,
+                        });
+                    }
+                    Some(a) if a.missing_rows > 0 && !grid.extend_up(a.missing_rows, page) => {
+                        grid.renumber(0, next + a.missing_rows as u32)
+                    }
+                    Some(a) => grid.renumber(a.heading_rows, next),
+                    None => grid.renumber(0, next),
+                }
+            }
+            known.push(Vec::new());
+            grids.push(grid);
+        }
+        let mut all = grids[0].clone();
+        all.cells = grids.iter().flat_map(|g| g.cells.iter().cloned()).collect();
+        let used = self.cells_to_read(&all, options);
+        let mut scores = Vec::with_capacity(used);
+        let mut offset = 0;
+        for ((page, grid), known) in pages.iter().zip(&grids).zip(&known) {
+            let n = used.saturating_sub(offset).min(grid.cells.len());
+            if n > 0 {
+                scores.extend(self.score_cells(page, grid, n, model, known)?);
+            }
+            offset += grid.cells.len();
+        }
+        let decoder = self.decoder(model, options);
+        let mut decoded = decoder.decode(&scores);
+        let (alphabet, floor) = (model.alphabet(), self.params.decode.read_floor);
+        if let Some(cell) = result::result_in_last_move(&decoded, &scores, alphabet, floor) {
+            decoded = decoder.decode(&scores[..cell]);
+        }
+        let mut report = build_report(&pages[0], &all, &decoded);
+        add_sheets(&mut report, &pages, &grids);
+        self.add_written_result(&mut report, &decoded, &[(&all, &scores[..])], alphabet);
+        Ok(GameRead {
+            pages,
+            grids,
+            decoded,
+            report,
+        })
+    }
+
     /// A ruled table may carry its column headings (`№ | Белые | Чёрные`) in a first
     /// row as tall as the move rows, and on a blurred page the ruling found may reach
     /// up into the form's header (the underlined name fields), a few rows that hold no
@@ -304,11 +415,35 @@ impl Pipeline {
     /// cells are decoded as they are and without the first 1 to [`MAX_HEADER_ROWS`]
     /// rows (up to the same cell), and the rows are dropped when the game explains the
     /// cells it keeps better without them, by [`HEADER_ROW_GAIN`] for each row dropped.
-    /// Tables without a ruled number column (HCS) are left alone. A re-read that knows
-    /// the earlier decision (`options.header_rows`, page `which`) keeps it.
+    /// Tables with numbers in an unruled strip (HCS) are left alone. A re-read that
+    /// knows the earlier decision (`options.header_rows`, page `which`) keeps it.
     ///
     /// Returns the opening cells' scores, by cell box, for the sheet's reading to reuse.
     fn skip_header_row(
+        &self,
+        page: &Page,
+        grid: &mut Grid,
+        model: &mut dyn CellModel,
+        options: &SheetOptions,
+        which: usize,
+    ) -> Result<Vec<(CellBox, CellScores)>, SheetError> {
+        let known = self.number_rows(page, grid, model, options, which)?;
+        if grid.first_move != 1 {
+            return Err(SheetError::Continuation {
+                path: source_name(&page.source, page.index),
+                first_move: grid.first_move,
+            });
+        }
+        Ok(known)
+    }
+
+    /// Numbers the rows of `grid` as [`Pipeline::skip_header_row`] does, a sheet whose
+    /// printed numbers start later included (`grid.first_move`, 51, 61 ...): what
+    /// `scoresheet cells` cuts.
+    ///
+    /// # Errors
+    /// When the model fails.
+    pub fn number_rows(
         &self,
         page: &Page,
         grid: &mut Grid,
@@ -328,17 +463,23 @@ impl Pipeline {
                     source,
                 })?;
             if let Some(a) = anchor {
-                if a.first_move != 1 {
-                    return Err(SheetError::Continuation {
-                        path: source_name(&page.source, page.index),
-                        first_move: a.first_move,
-                    });
+                if a.missing_rows > 0 && !grid.extend_up(a.missing_rows, page) {
+                    // no room above: the rows found keep their printed numbers
+                    grid.renumber(0, a.first_move + a.missing_rows as u32);
+                } else {
+                    grid.renumber(a.heading_rows, a.first_move);
                 }
-                grid.renumber(a.heading_rows, 1);
                 return Ok(Vec::new());
             }
         }
-        if self.params.variant == Variant::Das || !grid.ruled_numbers || grid.rows_per_block < 10 {
+        // A table that prints no number column at all (a blank one counts as one) may
+        // still carry a heading row; one with numbers in an unruled strip (HCS) starts
+        // with move 1.
+        let no_numbers = grid.cells.iter().all(|c| c.number.is_none());
+        if self.params.variant == Variant::Das
+            || !(grid.ruled_numbers || no_numbers)
+            || grid.rows_per_block < 10
+        {
             return Ok(Vec::new());
         }
         let most = MAX_HEADER_ROWS.min(grid.rows_per_block - 10);

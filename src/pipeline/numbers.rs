@@ -20,14 +20,25 @@ const MAX_HEADING_ROWS: usize = 3;
 /// Readings that must agree, and the share of all numbers read they must be.
 const MIN_AGREEING: usize = 3;
 const MIN_SHARE: f32 = 0.6;
-/// A digit is taken when its probability at its best time step is at least this.
-const MIN_DIGIT_P: f32 = 0.5;
+/// A glyph is at a time step when the blank's probability there is below this.
+const MAX_BLANK_P: f32 = 0.5;
+/// The glyph is read as the likeliest digit when that digit holds at least this share
+/// of the digits' probability there (a printed 5 the reader, trained on handwriting,
+/// takes for a `g` is still likelier a 5 than any other digit).
+const MIN_DIGIT_SHARE: f32 = 0.5;
+
+/// Most rows the ruling may have lost at the top of every block (the first move row
+/// under a dark heading band has no rule of its own above it).
+const MAX_MISSING_ROWS: usize = 3;
 
 /// What the printed numbers say about the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Anchor {
     /// Leading rows of every block that hold no move (headings).
     pub heading_rows: usize,
+    /// Move rows printed above the first row found, in every block (the ruling lost
+    /// them): the table is to be extended up by as many rows.
+    pub missing_rows: usize,
     /// The number printed on the first move row.
     pub first_move: u32,
     /// Readings that agree, of those that gave a number.
@@ -36,8 +47,8 @@ pub struct Anchor {
 }
 
 /// The number a digits-only best path through `scores` spells, if any: every time
-/// step takes the blank or its likeliest digit, repeats collapse as in CTC. Digits the
-/// reader is unsure of make it give up.
+/// step where the blank is unlikely holds a glyph, read as its likeliest digit when
+/// that digit is clear, else passed over; repeats collapse as in CTC.
 pub fn digits(scores: &CellScores, alphabet: &Alphabet) -> Option<u32> {
     let digit_class: Vec<(usize, u32)> = ('0'..='9')
         .filter_map(|c| {
@@ -57,14 +68,17 @@ pub fn digits(scores: &CellScores, alphabet: &Alphabet) -> Option<u32> {
                 if b.2 > a.2 { b } else { a }
             },
         );
-        if best_k == usize::MAX || row[blank] >= best_lp {
+        if best_k == usize::MAX || row[blank].exp() >= MAX_BLANK_P {
+            prev = None;
+            continue;
+        }
+        let digit_mass: f32 = digit_class.iter().map(|&(k, _)| row[k].exp()).sum();
+        if best_lp.exp() <= MIN_DIGIT_SHARE * digit_mass {
+            // a glyph that is no clear digit (a heading's letter, a stray mark)
             prev = None;
             continue;
         }
         if prev != Some(best_k) {
-            if best_lp.exp() < MIN_DIGIT_P {
-                return None;
-            }
             out.push(best_d);
         }
         prev = Some(best_k);
@@ -81,15 +95,24 @@ fn plausible_start(s: i64) -> bool {
     s == 1 || (s > 1 && s <= 301 && (s - 1) % 5 == 0)
 }
 
-/// The numbering that most readings `(block, row, number)` agree on, when enough do.
+/// The numbering that most readings `(block, row, number)` agree on, when enough do:
+/// how many leading rows are headings, or how many move rows the ruling lost above
+/// the first row found, and the number printed on the first move row.
 pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anchor> {
-    let mut best: Option<(usize, usize, i64)> = None; // (votes, heading rows, first)
-    for h in 0..=MAX_HEADING_ROWS.min(rows_per_block.saturating_sub(1)) {
-        let kept = (rows_per_block - h) as i64;
+    // (votes, heading rows, missing rows, first, readings in the rows kept)
+    let mut best: Option<(usize, usize, usize, i64, usize)> = None;
+    let headings = (0..=MAX_HEADING_ROWS.min(rows_per_block.saturating_sub(1))).map(|h| (h, 0));
+    let missing = (1..=MAX_MISSING_ROWS).map(|m| (0, m));
+    for (h, m) in headings.chain(missing) {
+        // rows a block really has: those found, less the headings, plus the lost ones
+        let kept = (rows_per_block - h + m) as i64;
+        // what a heading row's words read as (`Nr.` as `N6`) is no number: only the
+        // readings of the rows this choice keeps count
+        let in_rows = reads.iter().filter(|&&(_, r, _)| r >= h).count();
         let mut firsts: Vec<i64> = reads
             .iter()
             .filter(|&&(_, r, _)| r >= h)
-            .map(|&(b, r, v)| i64::from(v) - b as i64 * kept - (r - h) as i64)
+            .map(|&(b, r, v)| i64::from(v) - b as i64 * kept - (r - h) as i64 - m as i64)
             .filter(|&s| plausible_start(s))
             .collect();
         firsts.sort_unstable();
@@ -97,19 +120,20 @@ pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anch
         while i < firsts.len() {
             let j = firsts[i..].iter().take_while(|&&s| s == firsts[i]).count();
             // a tie keeps the earlier choice: fewer heading rows, then the lower start
-            if best.is_none_or(|(v, _, _)| j > v) {
-                best = Some((j, h, firsts[i]));
+            if best.is_none_or(|(v, ..)| j > v) {
+                best = Some((j, h, m, firsts[i], in_rows));
             }
             i += j;
         }
     }
-    let (votes, heading_rows, first) = best?;
-    let share = votes as f32 / reads.len().max(1) as f32;
+    let (votes, heading_rows, missing_rows, first, in_rows) = best?;
+    let share = votes as f32 / in_rows.max(1) as f32;
     (votes >= MIN_AGREEING && share >= MIN_SHARE).then_some(Anchor {
         heading_rows,
+        missing_rows,
         first_move: first as u32,
         agreeing: votes,
-        read: reads.len(),
+        read: in_rows,
     })
 }
 
@@ -155,6 +179,31 @@ pub fn anchor(
 mod tests {
     use super::*;
 
+    /// Scores over the alphabet `<blank> g 1 5`, one row of probabilities per time step.
+    fn cell(rows: &[[f32; 4]]) -> (CellScores, Alphabet) {
+        let alphabet = Alphabet::new(vec![' ', 'g', '1', '5'], 0);
+        let logp = rows.iter().flat_map(|r| r.iter().map(|p| p.ln())).collect();
+        (CellScores::new(rows.len(), 4, logp), alphabet)
+    }
+
+    #[test]
+    fn a_printed_five_read_as_g_is_still_a_five() {
+        // `51`: the 5 mostly a `g` to the reader, but the likeliest digit by far
+        let (s, a) = cell(&[
+            [0.9, 0.03, 0.03, 0.04],
+            [0.1, 0.7, 0.02, 0.18],
+            [0.8, 0.05, 0.1, 0.05],
+            [0.1, 0.02, 0.85, 0.03],
+            [0.95, 0.01, 0.02, 0.02],
+        ]);
+        assert_eq!(digits(&s, &a), Some(51));
+        // a `g` with no digit in it is passed over
+        let (s, a) = cell(&[[0.1, 0.8, 0.05, 0.05], [0.9, 0.02, 0.05, 0.03]]);
+        assert_eq!(digits(&s, &a), None);
+        let (s, a) = cell(&[[0.1, 0.8, 0.05, 0.05], [0.1, 0.02, 0.85, 0.03]]);
+        assert_eq!(digits(&s, &a), Some(1));
+    }
+
     #[test]
     fn a_heading_row_above_move_one_is_found() {
         // rows 1.. of block 0 read 1, 2, 3, 5 (one misread); block 1 reads 31, 32
@@ -171,6 +220,25 @@ mod tests {
     }
 
     #[test]
+    fn rows_the_ruling_lost_above_the_first_row_are_found() {
+        // the ruling found 29 rows a block from the rows printed 2 and 32: the row
+        // under a dark heading band was lost in both blocks
+        let reads = [
+            (0, 0, 2),
+            (0, 1, 3),
+            (0, 2, 4),
+            (0, 3, 5),
+            (1, 0, 32),
+            (1, 1, 33),
+        ];
+        let a = vote(&reads, 29).expect("anchored");
+        assert_eq!(
+            (a.heading_rows, a.missing_rows, a.first_move, a.agreeing),
+            (0, 1, 1, 6)
+        );
+    }
+
+    #[test]
     fn a_plain_table_keeps_its_numbers() {
         let reads = [(0, 0, 1), (0, 1, 2), (0, 2, 3), (1, 0, 26)];
         let a = vote(&reads, 25).expect("anchored");
@@ -182,6 +250,23 @@ mod tests {
         let reads = [(0, 0, 51), (0, 1, 52), (0, 2, 53), (1, 0, 76), (1, 1, 77)];
         let a = vote(&reads, 25).expect("anchored");
         assert_eq!((a.heading_rows, a.first_move), (0, 51));
+    }
+
+    #[test]
+    fn heading_words_read_as_digits_do_not_outvote_the_numbers() {
+        // a two-line heading (`№` read as `N6`, a second heading row as `xc4`) above
+        // rows printed 1, 2, 3 (the 1 unread); block 1 reads its heading and 31
+        let reads = [
+            (0, 0, 6),
+            (0, 3, 2),
+            (0, 4, 3),
+            (0, 5, 4),
+            (1, 0, 6),
+            (1, 1, 4),
+            (1, 2, 31),
+        ];
+        let a = vote(&reads, 32).expect("anchored");
+        assert_eq!((a.heading_rows, a.first_move, a.agreeing), (2, 1, 4));
     }
 
     #[test]

@@ -71,13 +71,18 @@ impl Pipeline {
             locked: locks(&corrections),
             header_rows: report.header_rows(),
         };
-        let (decoded, mut new) = match <[_; 2]>::try_from(pages) {
-            Ok(pair) => self
-                .read_pair(pair, model, &options)
-                .map(|p| (p.decoded, p.report))?,
-            Err(mut one) => self
-                .read_page(one.swap_remove(0), model, &options)
-                .map(|s| (s.decoded, s.report))?,
+        let (decoded, mut new) = if !report.sheets.is_empty() {
+            self.read_sheets(pages, model, &options)
+                .map(|g| (g.decoded, g.report))?
+        } else {
+            match <[_; 2]>::try_from(pages) {
+                Ok(pair) => self
+                    .read_pair(pair, model, &options)
+                    .map(|p| (p.decoded, p.report))?,
+                Err(mut one) => self
+                    .read_page(one.swap_remove(0), model, &options)
+                    .map(|s| (s.decoded, s.report))?,
+            }
         };
         if !decoded.lock_conflicts.is_empty() {
             return Err(RereadError::Conflicts(decoded.lock_conflicts));

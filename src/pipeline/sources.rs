@@ -17,17 +17,22 @@ pub fn source_name(path: &Path, index: usize) -> String {
 }
 
 /// The image file (absolute where known) and page index of each sheet a report was
-/// read from: both copies of a two-copy game, else the one source.
+/// read from: the sheets of a game over several, both copies of a two-copy game, else
+/// the one source.
 pub fn report_sources(report: &SheetReport) -> Vec<(std::path::PathBuf, usize)> {
     let pick = |source: &str, path: &str| {
         let s = if path.is_empty() { source } else { path };
         std::path::PathBuf::from(s.split('#').next().unwrap_or(s))
     };
-    if report.copies.is_empty() {
+    let parts = if report.sheets.is_empty() {
+        &report.copies
+    } else {
+        &report.sheets
+    };
+    if parts.is_empty() {
         vec![(pick(&report.source, &report.source_path), report.page.index)]
     } else {
-        report
-            .copies
+        parts
             .iter()
             .map(|c| (pick(&c.source, &c.source_path), c.page.index))
             .collect()

@@ -62,6 +62,11 @@ pub struct SheetReport {
     /// `source`; boxes in `moves[].box` refer to it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copies: Vec<CopyInfo>,
+    /// A game written over several sheets (a continuation sheet from move 51, 61
+    /// ...): the sheets in order, the first being `source`; each move's `sheet` is an
+    /// index into this.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sheets: Vec<CopyInfo>,
     /// Human corrections: never overwritten by a later run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<Correction>,
@@ -198,6 +203,10 @@ pub struct MoveReport {
     /// Two-copy games: the copies show different legal moves here (flagged).
     #[serde(default, skip_serializing_if = "is_false")]
     pub disagree: bool,
+    /// Games over several sheets: the sheet this cell is on (an index into the
+    /// report's `sheets`; `box` is in that sheet's page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<usize>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -329,7 +338,9 @@ impl SheetReport {
     /// Per page read (both copies of a two-copy game, in order, else the one page), the
     /// heading rows dropped from its move table, where recorded.
     pub fn header_rows(&self) -> Vec<Option<usize>> {
-        if self.copies.is_empty() {
+        if !self.sheets.is_empty() {
+            self.sheets.iter().map(|c| c.page.header_rows).collect()
+        } else if self.copies.is_empty() {
             vec![self.page.header_rows]
         } else {
             self.copies.iter().map(|c| c.page.header_rows).collect()

@@ -203,7 +203,9 @@ fn sheet_data(sheet: &ReviewSheet) -> SheetData {
             }
         }
     }
-    let sources: Vec<String> = if r.copies.is_empty() {
+    let sources: Vec<String> = if !r.sheets.is_empty() {
+        r.sheets.iter().map(|c| c.source.clone()).collect()
+    } else if r.copies.is_empty() {
         vec![r.source.clone()]
     } else {
         r.copies.iter().map(|c| c.source.clone()).collect()
