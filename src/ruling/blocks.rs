@@ -4,6 +4,7 @@
 
 use image::GrayImage;
 
+use super::lines::Line;
 use super::strip;
 use super::table::{Block, Column, Edge, Table, TableFailure};
 
@@ -64,6 +65,49 @@ pub fn find_blocks(t: &Table, gray: &GrayImage) -> Result<(Vec<Block>, f32), Tab
         trim_rows(t, gray, b);
     }
     Ok((blocks, votes))
+}
+
+/// Rules down the middle of the wide columns that follow a number column: where a
+/// form prints no rule between White and Black, such a column holds both, and this
+/// rule splits it (for [`find_blocks`] to try again). Empty when there is none.
+pub fn missing_inner_rules(t: &Table) -> Vec<Line> {
+    let cols = &t.columns;
+    let max_w = cols.iter().map(Column::width).fold(0.0, f32::max);
+    let mut out = Vec::new();
+    for w in cols.windows(2) {
+        let (num, wide) = (&w[0], &w[1]);
+        let numbery = (0.08 * max_w..0.45 * max_w).contains(&num.width());
+        let adjacent = (num.x1 - wide.x0).abs() <= (0.04 * max_w).max(6.0);
+        let (Edge::Line(a), Edge::Line(b)) = (wide.left, wide.right) else {
+            continue;
+        };
+        if !(numbery
+            && adjacent
+            && wide.width() >= 0.8 * max_w
+            && wide.width() >= 2.5 * num.width())
+        {
+            continue;
+        }
+        let (l, r) = (&t.vlines[a], &t.vlines[b]);
+        let (start, end) = (l.start.max(r.start), l.end.min(r.end));
+        if end <= start {
+            continue;
+        }
+        let steps = 16;
+        let points = (0..=steps)
+            .map(|k| {
+                let y = start + (end - start) * k as f32 / steps as f32;
+                (y, (l.at(y) + r.at(y)) / 2.0)
+            })
+            .collect();
+        out.push(Line {
+            axis: l.axis,
+            points,
+            start,
+            end,
+        });
+    }
+    out
 }
 
 fn y_range(c: &Column) -> (f32, f32) {

@@ -170,7 +170,22 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
             return Err(TableFailure::NoRows);
         }
     }
-    let (blocks, votes) = blocks::find_blocks(&table, gray)?;
+    let (blocks, votes) = match blocks::find_blocks(&table, gray) {
+        Ok(found) => found,
+        Err(failure) => {
+            // A form printed without the rule between White and Black: each wide
+            // column right of a number column holds both; try again with a rule down
+            // its middle.
+            let mids = blocks::missing_inner_rules(&table);
+            if mids.is_empty() {
+                return Err(failure);
+            }
+            table.vlines.extend(mids);
+            table.vlines.sort_by(|a, b| a.mean().total_cmp(&b.mean()));
+            table.columns = find_columns(&table, gray, p.min_rows);
+            blocks::find_blocks(&table, gray).map_err(|_| failure)?
+        }
+    };
     table.blocks = blocks;
     table.upside_down_votes = votes;
     blocks::unify_rows(&mut table);
