@@ -1047,6 +1047,80 @@ fn pairings_from_a_spreadsheet_and_a_trf_fill_the_headers_and_the_round_file() {
         );
         assert!(text.contains(&one), "{stem}: its PGN as written alone");
     }
+    python_chess_reads_the_round_file(&round_file, &games);
+}
+
+/// The round file as python-chess reads it (`chess.pgn.read_game`, strict about
+/// headers and moves: an illegal move is an error there): the same games, tags and
+/// moves as ours. Skipped with a message where python3 has no `chess` package
+/// (`pip install chess`), unless `SCORESHEET_REQUIRE_PYCHESS` says it must run (CI).
+fn python_chess_reads_the_round_file(
+    path: &Path,
+    games: &[Result<scoresheet::notation::PgnGame, scoresheet::notation::PgnError>],
+) {
+    const SCRIPT: &str = r#"
+import json, sys
+import chess.pgn
+out = []
+with open(sys.argv[1], encoding="utf-8") as f:
+    while (g := chess.pgn.read_game(f)) is not None:
+        if g.errors:
+            raise SystemExit(f"python-chess: {g.errors}")
+        board, sans = g.board(), []
+        for mv in g.mainline_moves():
+            sans.append(board.san(mv))
+            board.push(mv)
+        out.append({"headers": dict(g.headers), "moves": sans})
+print(json.dumps(out))
+"#;
+    let probe = Command::new("python3")
+        .args(["-c", "import chess.pgn"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        let msg = "round-file check needs python3 with python-chess (`pip install chess`)";
+        assert!(
+            std::env::var("SCORESHEET_REQUIRE_PYCHESS").is_err(),
+            "{msg}"
+        );
+        eprintln!("skipping: {msg}");
+        return;
+    }
+    let o = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(read.len(), games.len());
+    for (theirs, ours) in read.iter().zip(games) {
+        let ours = ours.as_ref().unwrap();
+        let moves: Vec<&str> = theirs["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        let mut pos = Chess::default();
+        let our_sans: Vec<String> = ours
+            .moves
+            .iter()
+            .map(|m| {
+                let san = San::from_move(&pos, *m).to_string();
+                pos.play_unchecked(*m);
+                san
+            })
+            .collect();
+        let strip = |s: &str| s.trim_end_matches(['+', '#']).to_string();
+        assert_eq!(moves.iter().map(|m| strip(m)).collect::<Vec<_>>(), our_sans);
+        for (tag, value) in &ours.tags {
+            assert_eq!(
+                theirs["headers"][tag].as_str(),
+                Some(value.as_str()),
+                "{tag}"
+            );
+        }
+    }
 }
 
 #[test]
