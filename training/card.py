@@ -68,6 +68,10 @@ def _architecture(m: dict) -> list[str]:
         "  neck; our 80 -> classes head starts from the pretrained rows of the same characters; the gray",
         f"  input is repeated to three channels inside the graph. {size}",
         "  (`training/pretrained.py`).",
+        *([f"- Trained on from {m['continued_from']}'s weights, read back from its exported ONNX file"
+           " (`train --arch onnx:PATH`;",
+           "  batch norms folded there stay folded); glyphs it lacked start from PP-OCRv6's rows for them."]
+          if m.get("continued_from") else []),
     ]
 
 
@@ -125,13 +129,17 @@ def write_card(man: dict) -> None:
         "  10x10 \"Das\"-like strings, blank and near-blank cells; drawn with the train fonts of",
         "  `shared/fonts` and the train families of `training/fonts_extra.tsv` (handwriting families",
         "  from the npm registry's `@fontsource` packages, licences listed there; cursive hands drawn",
-        "  joined, `Ф` in Latin-only hands drawn as an o with a stroke, `Л` only in Cyrillic hands),",
-        "  heavily augmented.",
+        "  joined, `Ф` in Latin-only hands drawn as an o with a stroke, `Л` and `½` drawn with a pen",
+        "  where a hand lacks them), and a share drawn with a pen along the Hershey stroke faces",
+        "  (`training/strokes.py`, PyPI `Hershey-Fonts` 2.1.0, MIT: print, italic and joined script",
+        "  faces, Cyrillic piece letters from its Cyrillic face; wobble, slant, pressure), and a share",
+        "  holding a result as written after the last move (`1-0`, `0:1`, `½-½`, `1/2` ...); heavily augmented.",
         f"- Text: {tr.get('corpus_source', 'the python-chess stand-in of `training/corpus.py`')}"
         " (the Rust `corpus` example replaces it when the crate has one).",
-        "- Every batch: 35% real cells, 65% synthetic (45% / 55% in the second stage); 30% of the",
-        "  synthetic cells narrowed to 65-105% width. In the second stage the real cells get a fresh",
-        "  small affine jitter and the weights are averaged (EMA 0.999).",
+        "- Every batch: 35% real cells, 65% synthetic (45% / 55% in the later stages); 30% of the",
+        "  synthetic cells narrowed to 65-105% width. From the second stage the real cells get a fresh",
+        "  small affine jitter and the weights are averaged (EMA 0.999); in the third the synthetic",
+        "  cells not narrowed are jittered too.",
         "",
         *_selection(m),
         "## Validation split (`training/split.json`, seeded)",
@@ -160,7 +168,7 @@ def write_card(man: dict) -> None:
         "",
         "These are the reader alone (no chess knowledge), judged on cells read once. The whole",
         "product (cutter, reader with its second look, legal-move decoder) is measured by",
-        "`scoresheet eval`: see 'Measured accuracy' in the README. The weakest held-out",
+        "`scoresheet eval`: see 'Accuracy and speed' in the README. The weakest held-out",
         "font is Sue Ellen Francisco (thin, narrow capitals: `S`, `G`, `H` dropped or misread). On",
         "HCS about one labelled cell in nine is not a legal move where the game stands (the",
         "players' own recording errors, and some label errors: `training/hcs_val_audit.tsv`).",
@@ -176,7 +184,7 @@ def write_card(man: dict) -> None:
         "```",
         "python -m venv .venv && .venv/bin/pip install -r training/requirements.txt",
         "python -m training.run        # seeded; split, corpus, cells, render, train, evaluate, export, calibrate",
-        "                              # ~12 min data + about 1.5 h training (4,500 steps) on 2 idle cores",
+        "                              # ~10 min data + about 3.5 h training (10,500 steps) on 2 idle cores",
         "```",
         "",
         f"Last run: data {tr.get('data_s', '?')} s, training {tr.get('train_s', '?')} s on 2 CPU cores: "

