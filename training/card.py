@@ -22,9 +22,11 @@ _CUTTERS = {
 def _targets(m: dict) -> list[str]:
     """One line per target of the cell-reader issue: met or not, with the figure."""
     out = []
-    for key, name, goal in (("hcs_val", "HCS held-out exact cell", 0.85),
-                            ("synthetic_ru", "synthetic Russian exact cell", 0.95),
-                            ("synthetic_pl", "synthetic Polish exact cell", 0.95)):
+    for key, name, goal in (("hcs_val", "HCS held-out exact cell", 0.88),
+                            ("synthetic_en", "synthetic English exact cell, held-out fonts", 0.93),
+                            ("synthetic_ru", "synthetic Russian exact cell, held-out fonts", 0.93),
+                            ("synthetic_pl", "synthetic Polish exact cell, held-out fonts", 0.93),
+                            ("synthetic_de", "synthetic German exact cell, held-out fonts", 0.93)):
         got = (m.get(key) or {}).get("exact")
         if got is None:
             out.append(f"- {name} >= {100 * goal:.0f}%: not measured")
@@ -110,7 +112,8 @@ def write_card(man: dict) -> None:
         f" keeping aspect, width min(round(w*{inp['height']}/h), {inp['width']}),",
         f"  pasted at x=0 on a {inp['pad_value']}-filled canvas, x = (p/255 - {inp['mean']}) / {inp['std']}.",
         f"- Output `{out['name']}` [N, {out['steps']}, {len(man['alphabet'])}] log-softmax; class 0 is the CTC blank.",
-        "- Glyph classes: Cyrillic look-alikes share the Latin class (`src/glyph.rs`); `Ф` and `Л` are their own.",
+        "- Glyph classes: Cyrillic look-alikes share the Latin class (`src/glyph.rs`); `Ф` and `Л` are their own;"
+        " `½` and `/` (a draw written after the last move) since 2.1.0.",
         *([f"- Second look (manifest `second_look`): a cell whose greedy path has probability below"
            f" {man['second_look']['below']} is read again moved {', '.join(f'{d:+d}' for d in man['second_look']['shifts'])}"
            " rows,",
@@ -165,6 +168,8 @@ def write_card(man: dict) -> None:
         "## Targets",
         "",
         *_targets(m),
+        "- the held-out fonts (`training/split.json`) hold no cursive hand, so the issue's \"two held-out",
+        "  cursive fonts\" are not measured here; the selection hands hold three (`fonts_extra.tsv`).",
         "",
         "These are the reader alone (no chess knowledge), judged on cells read once. The whole",
         "product (cutter, reader with its second look, legal-move decoder) is measured by",
