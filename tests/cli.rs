@@ -526,7 +526,7 @@ fn fix_rereads_the_sheet_as_it_was_read() {
     // The report records how the sheet was read; `fix` re-reads it the same way and
     // keeps the record. A threshold given by hand shows it: after the fix, moves are
     // flagged below 0.99, not below the model's calibrated threshold (0.92 for
-    // cellreader 2.0.0; the band checked, 0.975 to 0.99, lies above any it has had).
+    // cellreader 2.0.0 and 2.1.0; the band checked, 0.975 to 0.99, lies above any it has had).
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = run(bin()
