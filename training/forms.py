@@ -221,9 +221,10 @@ def draw_form(fam: dict, rng: random.Random, tags: dict, hand: dict | None):
     return page, boxes
 
 
-def capture(page: Image.Image, fam: dict, rng: random.Random) -> tuple[Image.Image, float]:
+def capture(page: Image.Image, fam: dict, rng: random.Random) -> tuple[Image.Image, float, tuple | None]:
     """A scan (paper tone, small rotation, blur, noise) or a phone photo (also
-    perspective and a shadow). Returns the picture and its rotation in degrees."""
+    perspective and a shadow). Returns the picture, its rotation in degrees and, for a
+    photo, the quad of the form that fills the picture (see `unwarp`)."""
     a = np.asarray(page, np.float32)
     h, w = a.shape
     paper = rng.uniform(210, 245)
@@ -241,10 +242,32 @@ def capture(page: Image.Image, fam: dict, rng: random.Random) -> tuple[Image.Ima
         # corners of the source quad: upper left, lower left, lower right, upper right
         quad = (c[0], c[1], c[2], h + c[3], w + c[4], h + c[5], w + c[6], c[7])
         img = img.transform((w, h), Image.QUAD, quad, Image.BILINEAR, fillcolor=int(paper) - 60)
+    else:
+        quad = None
     img = img.rotate(angle, Image.BILINEAR, fillcolor=int(paper) - 30)
     img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
     a = np.asarray(img, np.float32) + np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 5), (h, w))
-    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)), angle
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)), angle, quad
+
+
+def unwarp(quad: tuple, size: tuple[int, int], x: float, y: float) -> tuple[float, float]:
+    """Where the form's point (x, y) lies in a picture `Image.QUAD`-transformed with
+    `quad` (source corners upper left, lower left, lower right, upper right): the
+    picture's pixel (u w, v h) shows the form's point bilinear in the corners at (u, v);
+    Newton's method inverts it."""
+    w, h = size
+    ul, ll, lr, ur = [np.array(quad[i:i + 2], float) for i in (0, 2, 4, 6)]
+    target = np.array([x, y], float)
+    u, v = x / w, y / h
+    for _ in range(20):
+        p = (1 - u) * (1 - v) * ul + (1 - u) * v * ll + u * v * lr + u * (1 - v) * ur
+        du = -(1 - v) * ul - v * ll + v * lr + (1 - v) * ur
+        dv = -(1 - u) * ul + (1 - u) * ll + u * lr - u * ur
+        step = np.linalg.solve(np.column_stack([du, dv]), target - p)
+        u, v = u + step[0], v + step[1]
+        if abs(step).max() < 1e-7:
+            break
+    return u * w, v * h
 
 
 def hand_fonts(which: str) -> list[dict]:
@@ -289,8 +312,16 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
         x, y, w, h = boxes[(n, side)]
         ink.write(text, (x + 3, y + 3, w - 6, h - 6))
         labels.append(f"{stem}\t{n}\t{side}\t{text}")
-    img, angle = capture(page, fam, rng)
+    img, angle, quad = capture(page, fam, rng)
     img.save(out / f"{stem}.png", optimize=True)
+    if quad is not None:
+        # the boxes where the photo shows them (their centres moved; the product
+        # straightens the rotation, not the perspective)
+        moved = {}
+        for key, (x, y, w, h) in boxes.items():
+            cx, cy = unwarp(quad, img.size, x + w / 2, y + h / 2)
+            moved[key] = (round(cx - w / 2), round(cy - h / 2), w, h)
+        boxes = moved
     truth = {"family": name, "held_out": name in HELD_OUT, "notation": notation, "lang": fam["lang"],
              "start": fam["start"], "blocks": fam["blocks"], "rows": fam["rows"], "angle": round(angle, 3),
              "capture": fam["capture"], "hand": hand["name"], "plies": len(labels),
