@@ -215,6 +215,20 @@ impl Grid {
         true
     }
 
+    /// Drops the last `k` rows of every block (rows ruled below the table) and numbers
+    /// the rest on across blocks.
+    pub fn drop_trailing_rows(&mut self, k: usize) {
+        if k == 0 || k >= self.rows_per_block {
+            return;
+        }
+        let rows = self.rows_per_block - k;
+        self.cells.retain(|c| c.row < rows);
+        for c in &mut self.cells {
+            c.move_number = (c.block * rows + c.row) as u32 + self.first_move;
+        }
+        self.rows_per_block = rows;
+    }
+
     /// Drops the first `k` rows of every block and numbers the rest from `first_move`
     /// (the number printed on the first row kept), counting on across blocks.
     pub fn renumber(&mut self, k: usize, first_move: u32) {

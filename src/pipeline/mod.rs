@@ -384,9 +384,13 @@ impl Pipeline {
                         });
                     }
                     Some(a) if a.missing_rows > 0 && !grid.extend_up(a.missing_rows, page) => {
-                        grid.renumber(0, next + a.missing_rows as u32)
+                        grid.renumber(0, next + a.missing_rows as u32);
+                        grid.drop_trailing_rows(a.trailing_rows);
                     }
-                    Some(a) => grid.renumber(a.heading_rows, next),
+                    Some(a) => {
+                        grid.renumber(a.heading_rows, next);
+                        grid.drop_trailing_rows(a.trailing_rows);
+                    }
                     None => grid.renumber(0, next),
                 }
             }
@@ -485,6 +489,7 @@ impl Pipeline {
                 } else {
                     grid.renumber(a.heading_rows, a.first_move);
                 }
+                grid.drop_trailing_rows(a.trailing_rows);
                 return Ok(Vec::new());
             }
         }

@@ -12,9 +12,11 @@ use crate::model::{CellModel, ModelError};
 use crate::page::Page;
 use crate::vocab::{Alphabet, CellScores};
 
-/// Number cells read in the first block, and in each block after it.
+/// Number cells read in the first block, and in each block after it (a two-line
+/// heading and two move rows below it: two readings that tell how many rows the block
+/// before holds).
 const ROWS_FIRST_BLOCK: usize = 6;
-const ROWS_OTHER_BLOCKS: usize = 3;
+const ROWS_OTHER_BLOCKS: usize = 4;
 /// Most heading rows a table may have above its first move row.
 const MAX_HEADING_ROWS: usize = 3;
 /// Readings that must agree, and the share of all numbers read they must be.
@@ -30,6 +32,9 @@ const MIN_DIGIT_SHARE: f32 = 0.5;
 /// Most rows the ruling may have lost at the top of every block (the first move row
 /// under a dark heading band has no rule of its own above it).
 const MAX_MISSING_ROWS: usize = 3;
+/// Most rows the ruling may have added at the foot of every block (ruled down to a
+/// frame around the table and the result box below it).
+const MAX_TRAILING_ROWS: usize = 3;
 
 /// What the printed numbers say about the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +44,9 @@ pub struct Anchor {
     /// Move rows printed above the first row found, in every block (the ruling lost
     /// them): the table is to be extended up by as many rows.
     pub missing_rows: usize,
+    /// Rows at the foot of every block that are no move rows: the next block's
+    /// printed numbers start that many rows earlier than the rows found say.
+    pub trailing_rows: usize,
     /// The number printed on the first move row.
     pub first_move: u32,
     /// Readings that agree, of those that gave a number.
@@ -97,40 +105,58 @@ fn plausible_start(s: i64) -> bool {
 
 /// The numbering that most readings `(block, row, number)` agree on, when enough do:
 /// how many leading rows are headings, or how many move rows the ruling lost above
-/// the first row found, and the number printed on the first move row.
+/// the first row found, how many rows at the foot of every block are no move rows
+/// (the blocks after the first start earlier than the rows found say: ruled down to a
+/// frame around the table and its result box), and the number printed on the first
+/// move row.
 pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anchor> {
-    // (votes, heading rows, missing rows, first, readings in the rows kept)
-    let mut best: Option<(usize, usize, usize, i64, usize)> = None;
+    // (votes, heading rows, missing rows, trailing rows, first, readings in rows kept)
+    let mut best: Option<(usize, usize, usize, usize, i64, usize)> = None;
     let headings = (0..=MAX_HEADING_ROWS.min(rows_per_block.saturating_sub(1))).map(|h| (h, 0));
     let missing = (1..=MAX_MISSING_ROWS).map(|m| (0, m));
     for (h, m) in headings.chain(missing) {
-        // rows a block really has: those found, less the headings, plus the lost ones
-        let kept = (rows_per_block - h + m) as i64;
-        // what a heading row's words read as (`Nr.` as `N6`) is no number: only the
-        // readings of the rows this choice keeps count
-        let in_rows = reads.iter().filter(|&&(_, r, _)| r >= h).count();
-        let mut firsts: Vec<i64> = reads
-            .iter()
-            .filter(|&&(_, r, _)| r >= h)
-            .map(|&(b, r, v)| i64::from(v) - b as i64 * kept - (r - h) as i64 - m as i64)
-            .filter(|&s| plausible_start(s))
-            .collect();
-        firsts.sort_unstable();
-        let mut i = 0;
-        while i < firsts.len() {
-            let j = firsts[i..].iter().take_while(|&&s| s == firsts[i]).count();
-            // a tie keeps the earlier choice: fewer heading rows, then the lower start
-            if best.is_none_or(|(v, ..)| j > v) {
-                best = Some((j, h, m, firsts[i], in_rows));
+        for t in 0..=MAX_TRAILING_ROWS {
+            // rows a block really has: those found, less the headings and the rows
+            // below the table, plus the lost ones
+            let Some(kept) = (rows_per_block + m).checked_sub(h + t).filter(|&k| k > 0) else {
+                continue;
+            };
+            let kept = kept as i64;
+            // what a heading row's words read as (`Nr.` as `N6`) is no number: only
+            // the readings of the rows this choice keeps count
+            let in_rows = reads.iter().filter(|&&(_, r, _)| r >= h).count();
+            let mut firsts: Vec<(i64, usize)> = reads
+                .iter()
+                .filter(|&&(_, r, _)| r >= h)
+                .map(|&(b, r, v)| {
+                    let s = i64::from(v) - b as i64 * kept - (r - h) as i64 - m as i64;
+                    (s, b)
+                })
+                .filter(|&(s, _)| plausible_start(s))
+                .collect();
+            firsts.sort_unstable();
+            let mut i = 0;
+            while i < firsts.len() {
+                let same = &firsts[i..];
+                let j = same.iter().take_while(|&&(s, _)| s == firsts[i].0).count();
+                // rows below the table are told only by the later blocks' numbers:
+                // two of their readings at least
+                let later = same[..j].iter().filter(|&&(_, b)| b > 0).count();
+                // a tie keeps the earlier choice: fewer heading rows, no rows below
+                // the table, then the lower start
+                if (t == 0 || later >= 2) && best.is_none_or(|(v, ..)| j > v) {
+                    best = Some((j, h, m, t, firsts[i].0, in_rows));
+                }
+                i += j;
             }
-            i += j;
         }
     }
-    let (votes, heading_rows, missing_rows, first, in_rows) = best?;
+    let (votes, heading_rows, missing_rows, trailing_rows, first, in_rows) = best?;
     let share = votes as f32 / in_rows.max(1) as f32;
     (votes >= MIN_AGREEING && share >= MIN_SHARE).then_some(Anchor {
         heading_rows,
         missing_rows,
+        trailing_rows,
         first_move: first as u32,
         agreeing: votes,
         read: in_rows,
@@ -267,6 +293,28 @@ mod tests {
         ];
         let a = vote(&reads, 32).expect("anchored");
         assert_eq!((a.heading_rows, a.first_move, a.agreeing), (2, 1, 4));
+    }
+
+    #[test]
+    fn rows_ruled_below_the_table_are_no_move_rows() {
+        // 32 rows found a block, printed 1.. and 31..: the last two of each block lie
+        // below the table (ruled down to a frame around it and the result box)
+        let reads = [
+            (0, 0, 1),
+            (0, 1, 2),
+            (0, 2, 3),
+            (1, 0, 31),
+            (1, 1, 32),
+            (1, 3, 34),
+        ];
+        let a = vote(&reads, 32).expect("anchored");
+        assert_eq!((a.heading_rows, a.first_move, a.trailing_rows), (0, 1, 2));
+        // a table whose blocks run on as found keeps every row
+        let reads = [(0, 0, 1), (0, 1, 2), (0, 2, 3), (1, 0, 33), (1, 1, 34)];
+        assert_eq!(vote(&reads, 32).expect("anchored").trailing_rows, 0);
+        // one reading is too few
+        let reads = [(0, 0, 1), (0, 1, 2), (0, 2, 3), (1, 0, 31)];
+        assert_eq!(vote(&reads, 32).expect("anchored").trailing_rows, 0);
     }
 
     #[test]
