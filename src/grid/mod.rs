@@ -136,9 +136,18 @@ pub fn find_grid(page: &Page, params: &GridParams) -> Result<Grid, GridError> {
     let ap = AnalysisParams {
         min_contrast: params.min_contrast,
         min_rows: params.min_rows,
+        sideways: 0,
     };
     let name = page_name(page);
-    let table = table::analyse(&work, &ap).map_err(|f| match f {
+    // A phone photo's perspective tilts the rules on its far side by a few degrees
+    // more than the page's skew, and they break up: where the columns found do not
+    // make a table, look again with rules allowed to stray (a scan's grid stays as
+    // the first look found it).
+    let table = table::analyse(&work, &ap).or_else(|f| match f {
+        TableFailure::NoRuling => Err(f),
+        _ => table::analyse(&work, &AnalysisParams { sideways: 1, ..ap }).map_err(|_| f),
+    });
+    let table = table.map_err(|f| match f {
         TableFailure::NoRuling => GridError::NoRuling { page: name.clone() },
         TableFailure::NoRows => GridError::NoRows { page: name.clone() },
         TableFailure::Columns(reason) => GridError::Columns {
@@ -401,6 +410,7 @@ pub fn describe(page: &Page, params: &GridParams) -> String {
     let ap = AnalysisParams {
         min_contrast: params.min_contrast,
         min_rows: params.min_rows,
+        sideways: 0,
     };
     let mut s = format!(
         "work {}x{} k={k} skew {:.2}\n",

@@ -16,7 +16,7 @@ pub enum Axis {
 /// a run bridging gaps of up to `max_gap` light pixels (broken or faint ruling).
 pub fn long_runs(mask: &Mask, axis: Axis, min_len: usize, max_gap: usize) -> Mask {
     if axis == Axis::Vertical {
-        return long_vertical_runs(mask, min_len, max_gap);
+        return long_vertical_runs(mask, min_len, max_gap, 0);
     }
     let (w, h) = (mask.width, mask.height);
     let mut out = vec![0u8; w * h];
@@ -62,10 +62,17 @@ pub fn long_runs(mask: &Mask, axis: Axis, min_len: usize, max_gap: usize) -> Mas
 }
 
 /// [`long_runs`] along columns, scanning the mask row by row (memory order): each
-/// column keeps its open run, closed when a gap grows past `max_gap`.
-fn long_vertical_runs(mask: &Mask, min_len: usize, max_gap: usize) -> Mask {
+/// column keeps its open run, closed when a gap grows past `max_gap`. A pixel counts
+/// as dark in its column when it or a neighbour up to `sideways` pixels to either side
+/// is (0: the pixel alone); the mask's own dark pixels on the long runs are kept. A
+/// rule tilted a few degrees (the far side of a phone photo in perspective, once the
+/// page's mean skew is taken out) moves a pixel to the side every 20 to 30 rows and
+/// breaks into runs shorter than `min_len` in every pixel column; with `sideways` 1
+/// it keeps its length.
+pub fn long_vertical_runs(mask: &Mask, min_len: usize, max_gap: usize, sideways: usize) -> Mask {
     let (w, h) = (mask.width, mask.height);
     let mut out = vec![0u8; w * h];
+    let mut wide = vec![0u8; w];
     // Per column: first and last dark row of the open run (`usize::MAX`: none).
     let mut start = vec![usize::MAX; w];
     let mut last = vec![0usize; w];
@@ -78,7 +85,14 @@ fn long_vertical_runs(mask: &Mask, min_len: usize, max_gap: usize) -> Mask {
     };
     for y in 0..h {
         let row = &mask.data[y * w..(y + 1) * w];
+        wide.fill(0);
         for (x, &v) in row.iter().enumerate() {
+            if v != 0 {
+                let (a, b) = (x.saturating_sub(sideways), (x + sideways).min(w - 1));
+                wide[a..=b].fill(1);
+            }
+        }
+        for (x, &v) in wide.iter().enumerate() {
             if v == 0 {
                 continue;
             }

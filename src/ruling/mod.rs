@@ -23,6 +23,7 @@ pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
     let ap = table::AnalysisParams {
         min_contrast: MIN_CONTRAST,
         min_rows: MIN_ROWS,
+        sideways: 0,
     };
     table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
 }

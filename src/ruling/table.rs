@@ -24,6 +24,10 @@ pub struct AnalysisParams {
     pub min_contrast: f32,
     /// Fewest rows a column must show to count as part of the move table.
     pub min_rows: usize,
+    /// How far a vertical rule may stray sideways along its runs
+    /// ([`lines::long_vertical_runs`]): 0 for a scan, 1 to look again at a page whose
+    /// rules perspective has tilted.
+    pub sideways: usize,
 }
 
 /// A column boundary: a vertical ruling line, or the image edge where the crop cut
@@ -112,7 +116,7 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
     let (w, h) = (gray.width() as usize, gray.height() as usize);
     let dark = raster::adaptive_dark(gray, 12, p.min_contrast, p.min_contrast / 250.0);
     let hruns = lines::long_runs(&dark, Axis::Horizontal, (w / 50).max(12), 2);
-    let vruns = lines::long_runs(&dark, Axis::Vertical, (h / 20).max(12), 2);
+    let vruns = lines::long_vertical_runs(&dark, (h / 20).max(12), 2, p.sideways);
     let hp = StripParams {
         strips: 40,
         min_cover: 0.4,
