@@ -305,3 +305,29 @@ fn a_table_whose_rules_perspective_tilts_is_found_on_a_second_look() {
     let c = &grid.cells;
     assert_eq!((c[60].move_number, c[60].block, c[60].row), (31, 1, 0));
 }
+
+#[test]
+fn a_column_crossed_by_large_writing_takes_the_table_pitch() {
+    // `ruled(2, 20)`, and in the second block's White column a pen stroke across
+    // every cell 5 px under its top rule (writing twice the usual size): the lines
+    // crossing that column alone are 5 and 9 px apart, no rhythm of the table's 14.
+    // It is tried again at the pitch of the other columns, and both blocks are found.
+    let mut img = ruled(2, 20);
+    let bx = 10 + 92;
+    for r in 0..20 {
+        for x in bx + 14..bx + 44 {
+            img.put_pixel(x, 20 + r * 14 + 5, Luma([40]));
+        }
+    }
+    let grid = find_grid(&page(img), &GridParams::default()).unwrap();
+    assert_eq!(
+        (grid.blocks, grid.rows_per_block, grid.cells.len()),
+        (2, 20, 80)
+    );
+    let c = &grid.cells[40];
+    assert_eq!(
+        (c.move_number, c.side, c.block, c.row),
+        (21, Color::White, 1, 0)
+    );
+    assert!(c.ruled.y.abs_diff(20) <= 2, "{:?}", c.ruled);
+}

@@ -197,66 +197,95 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
 }
 
 /// Every interval between neighbouring boundaries that is crossed by an evenly spaced
-/// run of at least `min_rows` rows, keeping those that agree with the main one.
+/// run of at least `min_rows` rows, keeping those that agree with the main one. An
+/// interval whose own rhythm disagrees (large writing whose strokes cross it as often
+/// as its rules do) is tried again at the main column's pitch.
 fn find_columns(t: &Table, gray: &GrayImage, min_rows: usize) -> Vec<Column> {
     let mut edges = vec![Edge::ImageLeft];
     edges.extend((0..t.vlines.len()).map(Edge::Line));
     edges.push(Edge::ImageRight);
-    let ymid = t.height as f32 / 2.0;
-    let mut columns: Vec<Column> = Vec::new();
-    for pair in edges.windows(2) {
-        let (x0, x1) = (t.edge_x(pair[0], ymid), t.edge_x(pair[1], ymid));
-        let width = x1 - x0;
-        if width < 8.0 {
-            continue;
-        }
-        let xc = (x0 + x1) / 2.0;
-        let mut crossing: Vec<(f32, usize)> = t
-            .hlines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.end.min(x1) - l.start.max(x0) >= 0.35 * width)
-            .map(|(i, l)| (l.at(xc), i))
-            .collect();
-        crossing.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let ys: Vec<f32> = crossing.iter().map(|c| c.0).collect();
-        let ids: Vec<usize> = crossing.iter().map(|c| c.1).collect();
-        let Some(pitch) = rows::dominant_pitch(&ys, 6.0) else {
-            continue;
-        };
-        let mut centre = rows::regular_run(&ys, &ids, pitch);
-        rows::tidy(&mut centre, &ys, &ids);
-        if centre.len() < min_rows + 1
-            || centre.iter().filter(|r| r.found.is_some()).count() * 10 < centre.len() * 7
-        {
-            continue;
-        }
-        let mut rows = edge_rows(t, &centre, x0, x1);
-        let pitch = (centre.last().expect("non-empty").y - centre[0].y) / (centre.len() - 1) as f32;
-        if let Some(dy) = band_edge_shift(gray, x0, x1, centre[0].y, pitch) {
-            rows[0] = (rows[0].0 + dy, rows[0].1 + dy);
-        }
-        columns.push(Column {
-            left: pair[0],
-            right: pair[1],
-            x0,
-            x1,
-            rows,
-            centre,
-            pitch,
-        });
-    }
+    let found: Vec<Option<Column>> = edges
+        .windows(2)
+        .map(|pair| column_at(t, gray, (pair[0], pair[1]), min_rows, None))
+        .collect();
     // Keep the columns that agree with the one with most rows on pitch and height.
-    let Some(main) = columns.iter().max_by_key(|c| c.centre.len()).cloned() else {
-        return columns;
+    let Some(main) = found
+        .iter()
+        .flatten()
+        .max_by_key(|c| c.centre.len())
+        .cloned()
+    else {
+        return Vec::new();
     };
     let (m0, m1) = (main.centre[0].y, main.centre.last().expect("non-empty").y);
-    columns.retain(|c| {
+    let agrees = |c: &Column| {
         let (c0, c1) = (c.centre[0].y, c.centre.last().expect("non-empty").y);
         let overlap = c1.min(m1) - c0.max(m0);
         (c.pitch - main.pitch).abs() <= 0.15 * main.pitch && overlap >= 0.5 * (m1 - m0)
-    });
-    columns
+    };
+    edges
+        .windows(2)
+        .zip(found)
+        .filter_map(|(pair, c)| match c {
+            Some(c) if agrees(&c) => Some(c),
+            _ => column_at(t, gray, (pair[0], pair[1]), min_rows, Some(main.pitch))
+                .filter(|c| agrees(c)),
+        })
+        .collect()
+}
+
+/// The column between two boundaries, when an evenly spaced run of at least
+/// `min_rows` rows crosses it: at the pitch most of its crossing lines agree on, or
+/// at `pitch` when given.
+fn column_at(
+    t: &Table,
+    gray: &GrayImage,
+    (left, right): (Edge, Edge),
+    min_rows: usize,
+    pitch: Option<f32>,
+) -> Option<Column> {
+    let ymid = t.height as f32 / 2.0;
+    let (x0, x1) = (t.edge_x(left, ymid), t.edge_x(right, ymid));
+    let width = x1 - x0;
+    if width < 8.0 {
+        return None;
+    }
+    let xc = (x0 + x1) / 2.0;
+    let mut crossing: Vec<(f32, usize)> = t
+        .hlines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.end.min(x1) - l.start.max(x0) >= 0.35 * width)
+        .map(|(i, l)| (l.at(xc), i))
+        .collect();
+    crossing.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let ys: Vec<f32> = crossing.iter().map(|c| c.0).collect();
+    let ids: Vec<usize> = crossing.iter().map(|c| c.1).collect();
+    let pitch = match pitch {
+        Some(p) => p,
+        None => rows::dominant_pitch(&ys, 6.0)?,
+    };
+    let mut centre = rows::regular_run(&ys, &ids, pitch);
+    rows::tidy(&mut centre, &ys, &ids);
+    if centre.len() < min_rows + 1
+        || centre.iter().filter(|r| r.found.is_some()).count() * 10 < centre.len() * 7
+    {
+        return None;
+    }
+    let mut rows = edge_rows(t, &centre, x0, x1);
+    let pitch = (centre.last().expect("non-empty").y - centre[0].y) / (centre.len() - 1) as f32;
+    if let Some(dy) = band_edge_shift(gray, x0, x1, centre[0].y, pitch) {
+        rows[0] = (rows[0].0 + dy, rows[0].1 + dy);
+    }
+    Some(Column {
+        left,
+        right,
+        x0,
+        x1,
+        rows,
+        centre,
+        pitch,
+    })
 }
 
 /// Where a dark band (a printed header cell) sits right above a column's first row
