@@ -217,11 +217,17 @@ impl Grid {
         self.rows_per_block += n;
         self.cells
             .sort_by_key(|c| (c.block, c.row, c.side == Color::Black));
-        let rows = self.rows_per_block;
-        for c in &mut self.cells {
-            c.move_number = (c.block * rows + c.row) as u32 + self.first_move;
-        }
+        self.number_cells();
         true
+    }
+
+    /// Numbers every cell from its block and row, counting on across blocks from
+    /// `first_move`.
+    fn number_cells(&mut self) {
+        let (rows, first) = (self.rows_per_block, self.first_move);
+        for c in &mut self.cells {
+            c.move_number = (c.block * rows + c.row) as u32 + first;
+        }
     }
 
     /// Drops the last `k` rows of every block (rows ruled below the table) and numbers
@@ -230,12 +236,10 @@ impl Grid {
         if k == 0 || k >= self.rows_per_block {
             return;
         }
-        let rows = self.rows_per_block - k;
+        self.rows_per_block -= k;
+        let rows = self.rows_per_block;
         self.cells.retain(|c| c.row < rows);
-        for c in &mut self.cells {
-            c.move_number = (c.block * rows + c.row) as u32 + self.first_move;
-        }
-        self.rows_per_block = rows;
+        self.number_cells();
     }
 
     /// Drops the first `k` rows of every block and numbers the rest from `first_move`
@@ -244,15 +248,14 @@ impl Grid {
         if k >= self.rows_per_block || first_move == 0 {
             return;
         }
-        let rows = self.rows_per_block - k;
         self.cells.retain(|c| c.row >= k);
         for c in &mut self.cells {
             c.row -= k;
-            c.move_number = (c.block * rows + c.row) as u32 + first_move;
         }
-        self.rows_per_block = rows;
+        self.rows_per_block -= k;
         self.header_rows += k;
         self.first_move = first_move;
+        self.number_cells();
     }
 }
 

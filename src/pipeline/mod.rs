@@ -60,14 +60,14 @@ const HEADER_ROW_GAIN: f64 = 6.0;
 /// their move as (or within a nat of) the likeliest reading. On generated forms the
 /// rows kept below a heading show 70% to 100%; a page of marks no hand wrote, 0% to 7%.
 fn shows_moves(decoded: &DecodedSheet) -> bool {
-    let read: Vec<f32> = decoded
+    let (read, clean) = decoded
         .entries
         .iter()
         .filter(|e| e.cell.is_some() && e.kind == EntryKind::Read)
-        .map(|e| e.evidence)
-        .collect();
-    let clean = read.iter().filter(|&&ev| ev >= -1.0).count();
-    !read.is_empty() && 3 * clean >= read.len()
+        .fold((0, 0), |(n, k), e| {
+            (n + 1, k + usize::from(e.evidence >= -1.0))
+        });
+    read > 0 && 3 * clean >= read
 }
 
 /// Settings of every stage.
@@ -383,14 +383,7 @@ impl Pipeline {
                             previous_end: next - 1,
                         });
                     }
-                    Some(a) if a.missing_rows > 0 && !grid.extend_up(a.missing_rows, page) => {
-                        grid.renumber(0, next + a.missing_rows as u32);
-                        grid.drop_trailing_rows(a.trailing_rows);
-                    }
-                    Some(a) => {
-                        grid.renumber(a.heading_rows, next);
-                        grid.drop_trailing_rows(a.trailing_rows);
-                    }
+                    Some(a) => numbers::apply(&a, &mut grid, page),
                     None => grid.renumber(0, next),
                 }
             }
@@ -483,13 +476,7 @@ impl Pipeline {
                     source,
                 })?;
             if let Some(a) = anchor {
-                if a.missing_rows > 0 && !grid.extend_up(a.missing_rows, page) {
-                    // no room above: the rows found keep their printed numbers
-                    grid.renumber(0, a.first_move + a.missing_rows as u32);
-                } else {
-                    grid.renumber(a.heading_rows, a.first_move);
-                }
-                grid.drop_trailing_rows(a.trailing_rows);
+                numbers::apply(&a, grid, page);
                 return Ok(Vec::new());
             }
         }

@@ -115,6 +115,9 @@ pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anch
     let headings = (0..=MAX_HEADING_ROWS.min(rows_per_block.saturating_sub(1))).map(|h| (h, 0));
     let missing = (1..=MAX_MISSING_ROWS).map(|m| (0, m));
     for (h, m) in headings.chain(missing) {
+        // what a heading row's words read as (`Nr.` as `N6`) is no number: only the
+        // readings of the rows this choice keeps count
+        let in_rows = reads.iter().filter(|&&(_, r, _)| r >= h).count();
         for t in 0..=MAX_TRAILING_ROWS {
             // rows a block really has: those found, less the headings and the rows
             // below the table, plus the lost ones
@@ -122,9 +125,6 @@ pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anch
                 continue;
             };
             let kept = kept as i64;
-            // what a heading row's words read as (`Nr.` as `N6`) is no number: only
-            // the readings of the rows this choice keeps count
-            let in_rows = reads.iter().filter(|&&(_, r, _)| r >= h).count();
             let mut firsts: Vec<(i64, usize)> = reads
                 .iter()
                 .filter(|&&(_, r, _)| r >= h)
@@ -161,6 +161,19 @@ pub fn vote(reads: &[(usize, usize, u32)], rows_per_block: usize) -> Option<Anch
         agreeing: votes,
         read: in_rows,
     })
+}
+
+/// Numbers `grid` as `anchor` says: its heading rows dropped, the rows the ruling lost
+/// above put back (with no room above, the rows found keep their printed numbers), and
+/// the rows below the table dropped.
+pub fn apply(anchor: &Anchor, grid: &mut Grid, page: &Page) {
+    let a = anchor;
+    if a.missing_rows > 0 && !grid.extend_up(a.missing_rows, page) {
+        grid.renumber(0, a.first_move + a.missing_rows as u32);
+    } else {
+        grid.renumber(a.heading_rows, a.first_move);
+    }
+    grid.drop_trailing_rows(a.trailing_rows);
 }
 
 /// Reads the printed numbers of `grid` and returns what they agree on (None when the
