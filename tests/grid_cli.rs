@@ -76,6 +76,19 @@ fn a_mixed_batch_writes_good_pages_and_names_each_bad_file() {
     assert!(rows[1].starts_with("r1b1\t1\twhite\t"), "{}", rows[1]);
     assert!(rows[2].starts_with("r1b1\t1\tblack\t"), "{}", rows[2]);
     assert!(rows.iter().any(|r| r.starts_with("r2b1\t60\tblack\t")));
+    // The straightened pages the boxes lie on: one row per page cut, none for the
+    // files that failed; the canvas holds the whole picture.
+    let pages = std::fs::read_to_string(out.join("pages.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = pages.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows[0], ["page", "width", "height", "skew_deg"]);
+    assert_eq!(rows.len(), 3, "{pages}");
+    for (row, name) in rows[1..].iter().zip(["r1b1", "r2b1"]) {
+        assert_eq!(row[0], name, "{pages}");
+        let (w, h): (u32, u32) = (row[1].parse().unwrap(), row[2].parse().unwrap());
+        assert!(w >= sheet.width() && h >= sheet.height(), "{pages}");
+        let skew: f32 = row[3].parse().unwrap();
+        assert!(skew.abs() < 5.0, "{pages}");
+    }
     for name in [
         "r1b1/1_w.png",
         "r1b1/60_b.png",

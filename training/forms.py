@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import subprocess
 import tempfile
@@ -250,6 +251,25 @@ def capture(page: Image.Image, fam: dict, rng: random.Random) -> tuple[Image.Ima
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)), angle, quad
 
 
+def turned(size: tuple[int, int], angle: float, x: float, y: float) -> tuple[float, float]:
+    """Where the point (x, y) lies after `Image.rotate(angle)` (counter-clockwise on
+    screen, about the centre, same canvas)."""
+    w, h = size
+    a = math.radians(angle)
+    dx, dy = x - w / 2, y - h / 2
+    return w / 2 + dx * math.cos(a) + dy * math.sin(a), h / 2 - dx * math.sin(a) + dy * math.cos(a)
+
+
+def straightened_to_picture(page: dict, size: tuple[int, int], x: float, y: float) -> tuple[float, float]:
+    """A point of the product's straightened page (`page`: the canvas size and the skew
+    it turned the picture by, from `cells`' pages.tsv; see `raster::rotate`) on the
+    picture of `size`."""
+    a = math.radians(page["skew_deg"])
+    dx, dy = x - (page["width"] - 1) / 2, y - (page["height"] - 1) / 2
+    return ((size[0] - 1) / 2 + dx * math.cos(a) - dy * math.sin(a),
+            (size[1] - 1) / 2 + dx * math.sin(a) + dy * math.cos(a))
+
+
 def unwarp(quad: tuple, size: tuple[int, int], x: float, y: float) -> tuple[float, float]:
     """Where the form's point (x, y) lies in a picture `Image.QUAD`-transformed with
     `quad` (source corners upper left, lower left, lower right, upper right): the
@@ -314,14 +334,17 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
         labels.append(f"{stem}\t{n}\t{side}\t{text}")
     img, angle, quad = capture(page, fam, rng)
     img.save(out / f"{stem}.png", optimize=True)
-    if quad is not None:
-        # the boxes where the photo shows them (their centres moved; the product
-        # straightens the rotation, not the perspective)
-        moved = {}
-        for key, (x, y, w, h) in boxes.items():
-            cx, cy = unwarp(quad, img.size, x + w / 2, y + h / 2)
-            moved[key] = (round(cx - w / 2), round(cy - h / 2), w, h)
-        boxes = moved
+    # The boxes where the picture shows them: their centres moved through the
+    # photo's perspective and the turn (sizes kept). `check` brings the product's
+    # boxes, which lie on its straightened page, back onto the picture.
+    moved = {}
+    for key, (x, y, w, h) in boxes.items():
+        cx, cy = x + w / 2, y + h / 2
+        if quad is not None:
+            cx, cy = unwarp(quad, img.size, cx, cy)
+        cx, cy = turned(img.size, angle, cx, cy)
+        moved[key] = (round(cx - w / 2), round(cy - h / 2), w, h)
+    boxes = moved
     truth = {"family": name, "held_out": name in HELD_OUT, "notation": notation, "lang": fam["lang"],
              "start": fam["start"], "blocks": fam["blocks"], "rows": fam["rows"], "angle": round(angle, 3),
              "capture": fam["capture"], "hand": hand["name"], "plies": len(labels),
@@ -360,14 +383,41 @@ def make_game_sheets(name: str, fam: dict, rng: random.Random, games: list, hand
 
 
 def check(folder: Path, binary: Path) -> dict:
-    """Runs `scoresheet cells` over the pages of `folder` and scores the grid."""
+    """Runs `scoresheet cells` over the pages of `folder` and scores the grid: each
+    truth cell must be met by a found cell of its move and side, their centres on the
+    picture within 35% of the cell's width and 45% of its height (`cells`' pages.tsv
+    gives the straightened page's geometry)."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([str(binary), "cells", str(folder), "--out", tmp], capture_output=True, text=True)
-        found: dict[str, list[tuple[int, str, tuple[int, int, int, int]]]] = {}
+        # The straightened pages' geometry (canvas and skew).
+        listed = Path(tmp) / "pages.tsv"
+        pages = {}
+        for line in (listed.read_text().splitlines()[1:] if listed.exists() else []):
+            p = line.split("\t")
+            pages[p[0]] = {"width": int(p[1]), "height": int(p[2]), "skew_deg": float(p[3])}
+        found: dict[str, list[tuple[int, str, tuple[float, float, int, int]]]] = {}
+        sizes: dict[str, tuple[int, int]] = {}
         index = Path(tmp) / "index.tsv"
         for line in (index.read_text().splitlines()[1:] if index.exists() else []):
             p = line.split("\t")
-            found.setdefault(p[0], []).append((int(p[1]), p[2], tuple(int(v) for v in p[3:7])))
+            if p[0] not in pages:
+                # A binary older than pages.tsv: the page as the product would straighten
+                # it with the skew estimated right.
+                angle = json.loads((folder / f"{p[0]}.json").read_text())["angle"]
+                with Image.open(folder / f"{p[0]}.png") as im:
+                    w, h = im.size
+                sin, cos = abs(math.sin(math.radians(angle))), math.cos(math.radians(angle))
+                pages[p[0]] = {"width": math.ceil(w * cos + h * sin), "height": math.ceil(w * sin + h * cos),
+                               "skew_deg": -angle if abs(angle) >= 0.05 else 0.0}
+                if pages[p[0]]["skew_deg"] == 0.0:
+                    pages[p[0]].update(width=w, height=h)
+            x, y, w, h = (int(v) for v in p[3:7])
+            if p[0] not in sizes:
+                with Image.open(folder / f"{p[0]}.png") as im:
+                    sizes[p[0]] = im.size
+            size = sizes[p[0]]
+            cx, cy = straightened_to_picture(pages[p[0]], size, x + w / 2, y + h / 2)
+            found.setdefault(p[0], []).append((int(p[1]), p[2], (cx - w / 2, cy - h / 2, w, h)))
     per: dict[str, list[int]] = {}
     for tj in sorted(folder.glob("*.json")):
         t = json.loads(tj.read_text())

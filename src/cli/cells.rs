@@ -2,7 +2,10 @@
 //! overlay PNG per page showing the grid found.
 //!
 //! Output: `DIR/<page>/<move>_<w|b>.png`, `DIR/index.tsv` (`page move side x y w h`,
-//! boxes in the straightened page's pixels) and with `--overlay` `DIR/<page>.overlay.png`.
+//! boxes in the straightened page's pixels), `DIR/pages.tsv` (`page width height
+//! skew_deg`: the straightened page's size and the angle the picture was turned back
+//! by, to bring boxes back onto the picture) and with `--overlay`
+//! `DIR/<page>.overlay.png`.
 //! `<page>` is the file stem, with `_p<N>` appended for each page of a multi-page TIFF.
 //! Every file is written to a temporary name and renamed into place.
 
@@ -64,7 +67,7 @@ pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
             false,
         )?)
     };
-    let results: Vec<Result<Vec<String>, String>> = files
+    let results: Vec<Result<(Vec<String>, Vec<String>), String>> = files
         .par_iter()
         .map(|file| match &pool {
             Some(pool) => {
@@ -73,11 +76,14 @@ pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
             None => process_file(file, &args, &page_params, &grid_params, None),
         })
         .collect();
-    let mut rows = Vec::new();
+    let (mut rows, mut page_rows) = (Vec::new(), Vec::new());
     let mut failed = 0;
     for result in results {
         match result {
-            Ok(r) => rows.extend(r),
+            Ok((r, p)) => {
+                rows.extend(r);
+                page_rows.extend(p);
+            }
             Err(msg) => {
                 super::diag(msg);
                 failed += 1;
@@ -92,6 +98,14 @@ pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
     let index = args.out.join("index.tsv");
     write_atomic(&index, tsv.as_bytes())
         .with_context(|| format!("cannot write {}", index.display()))?;
+    let mut tsv = String::from("page\twidth\theight\tskew_deg\n");
+    for row in page_rows {
+        tsv.push_str(&row);
+        tsv.push('\n');
+    }
+    let pages = args.out.join("pages.tsv");
+    write_atomic(&pages, tsv.as_bytes())
+        .with_context(|| format!("cannot write {}", pages.display()))?;
     Ok(if failed > 0 {
         ExitCode::from(super::EXIT_SOME_FAILED)
     } else {
@@ -131,21 +145,25 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Cuts every page of one file and writes its cells; returns its index rows, or one
-/// diagnostic line.
+/// Cuts every page of one file and writes its cells; returns its index rows and its
+/// pages' rows, or one diagnostic line.
 fn process_file(
     file: &Path,
     args: &CellsArgs,
     pp: &PageParams,
     gp: &GridParams,
     model: Option<&mut OrtModel>,
-) -> Result<Vec<String>, String> {
-    let mut rows = Vec::new();
+) -> Result<(Vec<String>, Vec<String>), String> {
+    let (mut rows, mut pages) = (Vec::new(), Vec::new());
     let model = model.map(|m| m as &mut dyn CellModel);
     for page in cut_cells(file, pp, gp, model, args.overlay)? {
         rows.extend(write_page(&page, args)?);
+        pages.push(format!(
+            "{}\t{}\t{}\t{:.3}",
+            page.name, page.width, page.height, page.skew_deg
+        ));
     }
-    Ok(rows)
+    Ok((rows, pages))
 }
 
 fn write_page(page: &CutPage, args: &CellsArgs) -> Result<Vec<String>, String> {

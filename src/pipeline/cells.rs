@@ -28,6 +28,12 @@ pub struct CutPage {
     pub cells: Vec<CutCell>,
     /// The page with the grid drawn on it, when asked for.
     pub overlay: Option<RgbImage>,
+    /// The straightened page the boxes lie on: its size (a turned picture's canvas
+    /// grows to hold it) and the angle the picture was turned back by (degrees, as the
+    /// report's `page.skew_deg`).
+    pub width: u32,
+    pub height: u32,
+    pub skew_deg: f32,
 }
 
 /// Cuts every page of one image file. With a model, the rows are numbered as `read`
@@ -104,5 +110,8 @@ fn cut_page(
         name,
         cells,
         overlay,
+        width: page.image.width(),
+        height: page.image.height(),
+        skew_deg: page.skew_deg,
     })
 }
