@@ -67,7 +67,7 @@ pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
             false,
         )?)
     };
-    let results: Vec<Result<(Vec<String>, Vec<String>), String>> = files
+    let results: Vec<Result<FileRows, String>> = files
         .par_iter()
         .map(|file| match &pool {
             Some(pool) => {
@@ -145,6 +145,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One file's rows of `index.tsv` and of `pages.tsv`.
+type FileRows = (Vec<String>, Vec<String>);
+
 /// Cuts every page of one file and writes its cells; returns its index rows and its
 /// pages' rows, or one diagnostic line.
 fn process_file(
@@ -153,7 +156,7 @@ fn process_file(
     pp: &PageParams,
     gp: &GridParams,
     model: Option<&mut OrtModel>,
-) -> Result<(Vec<String>, Vec<String>), String> {
+) -> Result<FileRows, String> {
     let (mut rows, mut pages) = (Vec::new(), Vec::new());
     let model = model.map(|m| m as &mut dyn CellModel);
     for page in cut_cells(file, pp, gp, model, args.overlay)? {
