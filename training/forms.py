@@ -10,7 +10,8 @@ the form's language, and a scan or a phone photo (perspective, shadow).
 
 `HELD_OUT` families are never used to tune anything: they stand for the forms a user
 brings. For each page `<stem>.png` this writes `<stem>.json` (the family, the printed
-move numbers, and every move cell's box in the unrotated page) and, with a game written
+move numbers, and every move cell's box where the picture shows it: the form's cell
+centre through the photo's perspective and the page's turn) and, with a game written
 in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does.
 
     python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1] [--fonts train|val|select]
@@ -19,7 +20,8 @@ in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does.
 
 `--check` runs `scoresheet cells` over DIR and prints, per family and overall, the share
 of pages whose move table was found and of pages whose every move cell was found with
-its right number and side.
+its right number and side (the product's boxes brought back from its straightened page
+onto the picture with `cells`' pages.tsv).
 """
 from __future__ import annotations
 
