@@ -343,29 +343,75 @@ fn trim_rows(t: &Table, gray: &GrayImage, b: &mut Block) {
 
 /// Whether a rule inside the block (between White and Black, or between the number
 /// column and White) crosses row `r`: dark pixels within 2 px of the rule's course
-/// over an unbroken 60% of the row's height (print crossing the spot is shorter).
+/// over an unbroken 60% of the row's height (print crossing the spot is shorter). A
+/// dashed or dotted rule ([`dashed`]) is unbroken with its gaps bridged.
 fn separated(t: &Table, b: &Block, r: usize) -> bool {
     let (top, bottom) = (b.black_rows[r].0, b.black_rows[r + 1].0);
     let margin = 0.1 * (bottom - top);
     let (y0, y1) = ((top + margin) as i64, (bottom - margin) as i64);
-    let (w, h) = (t.dark.width as i64, t.dark.height as i64);
+    let h = t.dark.height as i64;
     let (y0, y1) = (y0.max(0), y1.min(h));
     let need = (0.6 * (bottom - top)) as i64;
     let inner = [
         Some(t.columns[b.black].left),
         b.number.map(|_| t.columns[b.white].left),
     ];
+    let (first, last) = (b.black_rows[0].0, b.black_rows[b.black_rows.len() - 1].0);
     inner.into_iter().flatten().any(|edge| {
-        let (mut run, mut longest) = (0, 0);
+        let gap = if dashed(t, edge, first, last) {
+            RULE_GAP
+        } else {
+            0
+        };
+        let (mut start, mut end, mut longest) = (None, 0i64, 0i64);
         for y in y0..y1 {
-            let x = t.edge_x(edge, y as f32).round() as i64;
-            let dark =
-                (x - 2..=x + 2).any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0);
-            run = if dark { run + 1 } else { 0 };
-            longest = longest.max(run);
+            if !dark_on_rule(t, edge, y) {
+                continue;
+            }
+            if start.is_none() || y - end - 1 > gap {
+                start = Some(y);
+            }
+            end = y;
+            longest = longest.max(y - start.unwrap_or(y) + 1);
         }
         longest >= need
     })
+}
+
+/// Light pixels a dashed rule's run may skip in [`separated`] (the gaps of the
+/// generated dotted forms are 3 px at full size).
+const RULE_GAP: i64 = 3;
+
+/// Whether the dark mask has a pixel within 2 px of `edge`'s course at row `y`.
+fn dark_on_rule(t: &Table, edge: Edge, y: i64) -> bool {
+    let w = t.dark.width as i64;
+    let x = t.edge_x(edge, y as f32).round() as i64;
+    (x - 2..=x + 2)
+        .any(|x| x >= 0 && x < w && t.dark.data[(y * t.dark.width as i64 + x) as usize] != 0)
+}
+
+/// Whether the rule along `edge` from `y0` to `y1` (a block's height) is dashed or
+/// dotted: seen on under 85% of its rows, but its gaps short ([`RULE_GAP`] px or
+/// less) over 90% of them. A solid rule is seen nearly everywhere, on a noisy or
+/// shadowed page too; writing or noise beside no rule leaves long gaps.
+fn dashed(t: &Table, edge: Edge, y0: f32, y1: f32) -> bool {
+    let (y0, y1) = ((y0.max(0.0)) as i64, (y1 as i64).min(t.dark.height as i64));
+    if y1 - y0 < 20 {
+        return false;
+    }
+    let (mut seen, mut bridged, mut last) = (0i64, 0i64, None::<i64>);
+    for y in y0..y1 {
+        if dark_on_rule(t, edge, y) {
+            seen += 1;
+            bridged += match last {
+                Some(l) if y - l - 1 <= RULE_GAP => y - l,
+                _ => 1,
+            };
+            last = Some(y);
+        }
+    }
+    let n = (y1 - y0) as f32;
+    (seen as f32) < 0.85 * n && bridged as f32 >= 0.9 * n
 }
 
 /// Gives every block the same number of rows: a block missing rows at its top or
