@@ -262,6 +262,17 @@ def turned(size: tuple[int, int], angle: float, x: float, y: float) -> tuple[flo
     return w / 2 + dx * math.cos(a) + dy * math.sin(a), h / 2 - dx * math.sin(a) + dy * math.cos(a)
 
 
+def straightened_page(size: tuple[int, int], skew: float) -> dict:
+    """The page the product makes of a picture of `size` turned back by `skew` degrees:
+    on a canvas grown to hold it (`rotated_size` in src/page/mod.rs), not turned below
+    0.05 degrees."""
+    w, h = size
+    if abs(skew) < 0.05:
+        return {"width": w, "height": h, "skew_deg": 0.0}
+    sin, cos = abs(math.sin(math.radians(skew))), math.cos(math.radians(skew))
+    return {"width": math.ceil(w * cos + h * sin), "height": math.ceil(w * sin + h * cos), "skew_deg": skew}
+
+
 def straightened_to_picture(page: dict, size: tuple[int, int], x: float, y: float) -> tuple[float, float]:
     """A point of the product's straightened page (`page`: the canvas size and the skew
     it turned the picture by, from `cells`' pages.tsv; see `raster::rotate`) on the
@@ -402,22 +413,16 @@ def check(folder: Path, binary: Path) -> dict:
         index = Path(tmp) / "index.tsv"
         for line in (index.read_text().splitlines()[1:] if index.exists() else []):
             p = line.split("\t")
-            if p[0] not in pages:
-                # A binary older than pages.tsv: the page as the product would straighten
-                # it with the skew estimated right.
-                angle = json.loads((folder / f"{p[0]}.json").read_text())["angle"]
-                with Image.open(folder / f"{p[0]}.png") as im:
-                    w, h = im.size
-                sin, cos = abs(math.sin(math.radians(angle))), math.cos(math.radians(angle))
-                pages[p[0]] = {"width": math.ceil(w * cos + h * sin), "height": math.ceil(w * sin + h * cos),
-                               "skew_deg": -angle if abs(angle) >= 0.05 else 0.0}
-                if pages[p[0]]["skew_deg"] == 0.0:
-                    pages[p[0]].update(width=w, height=h)
-            x, y, w, h = (int(v) for v in p[3:7])
             if p[0] not in sizes:
                 with Image.open(folder / f"{p[0]}.png") as im:
                     sizes[p[0]] = im.size
             size = sizes[p[0]]
+            if p[0] not in pages:
+                # A binary older than pages.tsv: the page as the product would straighten
+                # it with the skew estimated right.
+                angle = json.loads((folder / f"{p[0]}.json").read_text())["angle"]
+                pages[p[0]] = straightened_page(size, -angle)
+            x, y, w, h = (int(v) for v in p[3:7])
             cx, cy = straightened_to_picture(pages[p[0]], size, x + w / 2, y + h / 2)
             found.setdefault(p[0], []).append((int(p[1]), p[2], (cx - w / 2, cy - h / 2, w, h)))
     per: dict[str, list[int]] = {}

@@ -90,27 +90,31 @@ pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut tsv = String::from("page\tmove\tside\tx\ty\tw\th\n");
-    for row in rows {
-        tsv.push_str(&row);
-        tsv.push('\n');
-    }
-    let index = args.out.join("index.tsv");
-    write_atomic(&index, tsv.as_bytes())
-        .with_context(|| format!("cannot write {}", index.display()))?;
-    let mut tsv = String::from("page\twidth\theight\tskew_deg\n");
-    for row in page_rows {
-        tsv.push_str(&row);
-        tsv.push('\n');
-    }
-    let pages = args.out.join("pages.tsv");
-    write_atomic(&pages, tsv.as_bytes())
-        .with_context(|| format!("cannot write {}", pages.display()))?;
+    write_tsv(
+        &args.out.join("index.tsv"),
+        "page\tmove\tside\tx\ty\tw\th",
+        rows,
+    )?;
+    write_tsv(
+        &args.out.join("pages.tsv"),
+        "page\twidth\theight\tskew_deg",
+        page_rows,
+    )?;
     Ok(if failed > 0 {
         ExitCode::from(super::EXIT_SOME_FAILED)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Writes a TSV file atomically: the header line, then one line per row.
+fn write_tsv(path: &Path, header: &str, rows: Vec<String>) -> anyhow::Result<()> {
+    let mut tsv = format!("{header}\n");
+    for row in rows {
+        tsv.push_str(&row);
+        tsv.push('\n');
+    }
+    write_atomic(path, tsv.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Files named directly plus image files found in named folders, sorted, deduplicated.

@@ -386,8 +386,7 @@ const RULE_GAP: i64 = 3;
 fn dark_on_rule(t: &Table, edge: Edge, y: i64) -> bool {
     let w = t.dark.width as i64;
     let x = t.edge_x(edge, y as f32).round() as i64;
-    (x - 2..=x + 2)
-        .any(|x| x >= 0 && x < w && t.dark.data[(y * t.dark.width as i64 + x) as usize] != 0)
+    (x - 2..=x + 2).any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0)
 }
 
 /// Whether the rule along `edge` from `y0` to `y1` (a block's height) is dashed or
