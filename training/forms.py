@@ -395,7 +395,7 @@ def make_game_sheets(name: str, fam: dict, rng: random.Random, games: list, hand
     print(f"forms: {stem}: {plies} plies over {sheets} sheets ({hand['name']})")
 
 
-def check(folder: Path, binary: Path) -> dict:
+def check(folder: Path, binary: Path, list_failed: bool = False) -> dict:
     """Runs `scoresheet cells` over the pages of `folder` and scores the grid: each
     truth cell must be met by a found cell of its move and side, their centres on the
     picture within 35% of the cell's width and 45% of its height (`cells`' pages.tsv
@@ -431,6 +431,7 @@ def check(folder: Path, binary: Path) -> dict:
         cells = found.get(tj.stem, [])
         table = bool(cells)
         right = table and len(cells) == len(t["cells"])
+        why = "no table" if not table else f"{len(cells)} cells found, {len(t['cells'])} drawn"
         if right:
             for c in t["cells"]:
                 x, y, w, h = c["box"]
@@ -439,7 +440,11 @@ def check(folder: Path, binary: Path) -> dict:
                        and abs(m[2][1] + m[2][3] / 2 - cy) < h * 0.45]
                 if not any(m[0] == c["move"] and m[1] == c["side"] for m in hit):
                     right = False
+                    met = ", ".join(f"{m[0]}{m[1][0]}" for m in hit) or "nothing"
+                    why = f"move {c['move']} {c['side']} met by {met}"
                     break
+        if list_failed and not right:
+            print(f"forms: failed {tj.stem}: {why}")
         row = per.setdefault(t["family"] + (" (held out)" if t["held_out"] else ""), [0, 0, 0])
         row[0] += 1
         row[1] += table
@@ -461,6 +466,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fonts", default="train", choices=["train", "val", "select"])
     ap.add_argument("--check", type=Path, help="score the grid on a folder this wrote")
+    ap.add_argument("--list-failed", action="store_true", help="with --check: name each page scored wrong and why")
     ap.add_argument("--game-over-sheets", metavar="FAMILY",
                     help="one game written over --sheets pages of FAMILY (a first sheet and its continuation sheets)")
     ap.add_argument("--sheets", type=int, default=2)
@@ -468,7 +474,7 @@ def main() -> None:
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "scoresheet")
     a = ap.parse_args()
     if a.check:
-        check(a.check, a.bin)
+        check(a.check, a.bin, a.list_failed)
         return
     if a.out is None:
         ap.error("--out or --check")
