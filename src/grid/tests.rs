@@ -364,3 +364,72 @@ fn a_table_with_dashed_rules_keeps_every_row() {
     assert!(r.y.abs_diff(y0) <= 2, "{r:?}");
     assert_eq!((c[60].move_number, c[60].block, c[60].row), (31, 1, 0));
 }
+
+#[test]
+fn result_boxes_below_a_table_without_numbers_add_no_rows() {
+    // One block [White 200 | Black 200] of 20 rows 40 px high, no number column;
+    // below it, in the rows' rhythm, a "Result" line of three boxes whose top and
+    // bottom edges cross most of the White column and whose last box starts on the
+    // rule between White and Black, and a word over the left rule's course: its
+    // lines must not become move rows 21 and 22.
+    let (rows, pitch) = (20u32, 40u32);
+    let (x0, y0) = (40u32, 40u32);
+    let (w, h) = (x0 + 440, y0 + (rows + 4) * pitch);
+    let mut img = GrayImage::from_pixel(w, h, Luma([225]));
+    let bottom = y0 + rows * pitch;
+    for x in [x0, x0 + 200, x0 + 400] {
+        for y in y0..=bottom {
+            img.put_pixel(x, y, Luma([30]));
+        }
+    }
+    for r in 0..=rows {
+        for x in x0..=x0 + 400 {
+            img.put_pixel(x, y0 + r * pitch, Luma([30]));
+        }
+    }
+    let (top, low) = (bottom + pitch, bottom + 2 * pitch - 4);
+    for bx in [x0 + 40, x0 + 120, x0 + 200] {
+        for x in bx..=bx + 70 {
+            img.put_pixel(x, top, Luma([30]));
+            img.put_pixel(x, low, Luma([30]));
+        }
+        for y in top..=low {
+            img.put_pixel(bx, y, Luma([30]));
+            img.put_pixel(bx + 70, y, Luma([30]));
+        }
+    }
+    for y in top + 8..low - 8 {
+        img.put_pixel(x0 + 1, y, Luma([30]));
+    }
+    let grid = find_grid(&page(img), &GridParams::default()).unwrap();
+    assert_eq!((grid.blocks, grid.rows_per_block), (1, rows as usize));
+    let last = grid.cells.last().unwrap();
+    assert_eq!((last.move_number, last.side), (rows, Color::Black));
+    assert!(
+        (last.ruled.y + last.ruled.h).abs_diff(bottom) <= 2,
+        "{:?}",
+        last.ruled
+    );
+}
+
+#[test]
+fn ruled_number_columns_outvote_a_shadow_across_the_columns() {
+    // Number columns at the left of their blocks (upright), and every White and
+    // Black column darkened towards its right end, as a photo's shadow or a hand
+    // writing close to the right rule does: the page is still read upright.
+    let mut img = ruled(2, 12);
+    for b in 0..2u32 {
+        for col in [12u32, 52] {
+            let x0 = 10 + b * 92 + col;
+            for x in x0 + 26..x0 + 38 {
+                for y in 21..20 + 12 * 14 {
+                    if img.get_pixel(x, y)[0] > 100 {
+                        img.put_pixel(x, y, Luma([185]));
+                    }
+                }
+            }
+        }
+    }
+    let v = upside_down_votes(&img).unwrap();
+    assert!(v <= -1.0, "{v}");
+}

@@ -27,21 +27,28 @@ pub fn find_blocks(t: &Table, gray: &GrayImage) -> Result<(Vec<Block>, f32), Tab
         .collect();
     let adjacent = |a: usize, b: usize| (cols[a].x1 - cols[b].x0).abs() <= (0.04 * max_w).max(6.0);
     let pair_at = |i: usize| i + 1 < n && wide[i] && wide[i + 1] && adjacent(i, i + 1);
-    let mut votes = 0.0;
+    let (mut strip_votes, mut number_votes) = (0.0, 0.0);
     let mut strips: Vec<Option<(f32, f32)>> = vec![None; n];
     for i in 0..n {
         if wide[i] {
             let (y0, y1) = y_range(&cols[i]);
             let left = strip::strip_edge(gray, cols[i].x0, cols[i].x1, y0, y1, true);
             let right = strip::strip_edge(gray, cols[i].x0, cols[i].x1, y0, y1, false);
-            votes += right.map_or(0.0, |s| s.1) - left.map_or(0.0, |s| s.1);
+            strip_votes += right.map_or(0.0, |s| s.1) - left.map_or(0.0, |s| s.1);
             strips[i] = left;
         } else if numbery[i] {
             let before = i >= 2 && pair_at(i - 2) && adjacent(i - 1, i);
             let after = pair_at(i + 1) && adjacent(i, i + 1);
-            votes += f32::from(u8::from(before)) - f32::from(u8::from(after));
+            number_votes += f32::from(u8::from(before)) - f32::from(u8::from(after));
         }
     }
+    // Ruled number columns outvote shading: a column's paper tone also darkens at one
+    // end under a photo's shadow or a hand that writes close to one rule.
+    let votes = if number_votes != 0.0 {
+        number_votes
+    } else {
+        strip_votes
+    };
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < n {
@@ -383,7 +390,7 @@ fn separated(t: &Table, b: &Block, r: usize) -> bool {
 const RULE_GAP: i64 = 3;
 
 /// Whether the dark mask has a pixel within 2 px of `edge`'s course at row `y`.
-fn dark_on_rule(t: &Table, edge: Edge, y: i64) -> bool {
+pub(super) fn dark_on_rule(t: &Table, edge: Edge, y: i64) -> bool {
     let w = t.dark.width as i64;
     let x = t.edge_x(edge, y as f32).round() as i64;
     (x - 2..=x + 2).any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0)

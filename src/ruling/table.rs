@@ -267,6 +267,7 @@ fn column_at(
     };
     let mut centre = rows::regular_run(&ys, &ids, pitch);
     rows::tidy(&mut centre, &ys, &ids);
+    trim_beyond_rules(t, &mut centre, left, right);
     if centre.len() < min_rows + 1
         || centre.iter().filter(|r| r.found.is_some()).count() * 10 < centre.len() * 7
     {
@@ -286,6 +287,70 @@ fn column_at(
         centre,
         pitch,
     })
+}
+
+/// Share of the rows from `y0` to `y1` where the dark mask shows `edge`'s rule.
+fn rule_cover(t: &Table, edge: Edge, y0: f32, y1: f32) -> f32 {
+    let (a, b) = (y0.max(0.0) as i64, (y1 as i64).min(t.dark.height as i64));
+    if b <= a {
+        return 0.0;
+    }
+    (a..b).filter(|&y| blocks::dark_on_rule(t, edge, y)).count() as f32 / (b - a) as f32
+}
+
+/// Drops rows at either end of a column that lie beyond its vertical rules: lines
+/// above or below the table that keep its rhythm (header fields, the boxes of a
+/// result line) are no move rows when the rules on the column's sides stop short of
+/// them. Only rules seen along most of the column count (not an image edge, nor a
+/// rule put in where a form prints none). A row shows a rule when the rule covers its
+/// middle as well as 60% of the rule's median row does (at least a quarter).
+fn trim_beyond_rules(t: &Table, centre: &mut Vec<RowLine>, left: Edge, right: Edge) {
+    let n = centre.len();
+    if n < 3 {
+        return;
+    }
+    let (top, bottom) = (centre[0].y, centre[n - 1].y);
+    let drawn: Vec<Edge> = [left, right]
+        .into_iter()
+        .filter(|&e| matches!(e, Edge::Line(_)) && rule_cover(t, e, top, bottom) >= 0.5)
+        .collect();
+    if drawn.is_empty() {
+        return;
+    }
+    // Each rule's share of each row's middle, against its median over the rows.
+    let cover: Vec<Vec<f32>> = drawn
+        .iter()
+        .map(|&e| {
+            centre
+                .windows(2)
+                .map(|w| {
+                    let m = 0.2 * (w[1].y - w[0].y);
+                    rule_cover(t, e, w[0].y + m, w[1].y - m)
+                })
+                .collect()
+        })
+        .collect();
+    let mut inside = vec![false; n - 1];
+    for c in &cover {
+        let mut sorted = c.clone();
+        sorted.sort_by(f32::total_cmp);
+        let floor = (0.6 * sorted[sorted.len() / 2]).max(0.25);
+        for (i, &v) in c.iter().enumerate() {
+            inside[i] |= v >= floor;
+        }
+    }
+    // The table runs from the first to the last two rows in a row that show a rule: a
+    // rule may miss a row inside the table (a gap in the print), and a mark beyond it
+    // may meet a rule's course for one row (a box's edge, a printed word).
+    let pair = |i: usize| inside[i] && inside[i + 1];
+    let (Some(first), Some(last)) = (
+        (0..n - 2).find(|&i| pair(i)),
+        (0..n - 2).rev().find(|&i| pair(i)),
+    ) else {
+        return;
+    };
+    centre.truncate(last + 3);
+    centre.drain(..first);
 }
 
 /// Where a dark band (a printed header cell) sits right above a column's first row
