@@ -367,6 +367,10 @@ fn separated(t: &Table, b: &Block, r: usize) -> bool {
     inner.into_iter().flatten().any(|edge| {
         let gap = if dashed(t, edge, first, last) {
             RULE_GAP
+        } else if clean_beside(t, edge, y0, y1) {
+            // A rule broken here and there by a pixel (dots seen through a blur)
+            // where no noise could fill the breaks.
+            1
         } else {
             0
         };
@@ -385,6 +389,21 @@ fn separated(t: &Table, b: &Block, r: usize) -> bool {
     })
 }
 
+/// Whether the paper 4-6 px either side of `edge`'s course from `y0` to `y1` is clean:
+/// dark on under a tenth of the rows (noise there would fill a rule's breaks too).
+fn clean_beside(t: &Table, edge: Edge, y0: i64, y1: i64) -> bool {
+    let w = t.dark.width as i64;
+    let dark = (y0..y1)
+        .filter(|&y| {
+            let x = t.edge_x(edge, y as f32).round() as i64;
+            [x - 6, x - 5, x - 4, x + 4, x + 5, x + 6]
+                .into_iter()
+                .any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0)
+        })
+        .count();
+    y1 > y0 && (dark as f32) < 0.1 * (y1 - y0) as f32
+}
+
 /// Light pixels a dashed rule's run may skip in [`separated`] (the gaps of the
 /// generated dotted forms are 3 px at full size).
 const RULE_GAP: i64 = 3;
@@ -397,15 +416,16 @@ pub(super) fn dark_on_rule(t: &Table, edge: Edge, y: i64) -> bool {
 }
 
 /// Whether the rule along `edge` from `y0` to `y1` (a block's height) is dashed or
-/// dotted: seen on under 85% of its rows, but its gaps short ([`RULE_GAP`] px or
-/// less) over 90% of them. A solid rule is seen nearly everywhere, on a noisy or
-/// shadowed page too; writing or noise beside no rule leaves long gaps.
+/// dotted: its gaps short ([`RULE_GAP`] px or less) over 90% of its rows, and either
+/// seen on under 85% of them or broken often (a gap every 12 px or closer: dots seen
+/// through a blur). A solid rule is seen nearly everywhere with few breaks, on a
+/// noisy or shadowed page too; writing or noise beside no rule leaves long gaps.
 fn dashed(t: &Table, edge: Edge, y0: f32, y1: f32) -> bool {
     let (y0, y1) = ((y0.max(0.0)) as i64, (y1 as i64).min(t.dark.height as i64));
     if y1 - y0 < 20 {
         return false;
     }
-    let (mut seen, mut bridged, mut last) = (0i64, 0i64, None::<i64>);
+    let (mut seen, mut bridged, mut breaks, mut last) = (0i64, 0i64, 0i64, None::<i64>);
     for y in y0..y1 {
         if dark_on_rule(t, edge, y) {
             seen += 1;
@@ -413,11 +433,12 @@ fn dashed(t: &Table, edge: Edge, y0: f32, y1: f32) -> bool {
                 Some(l) if y - l - 1 <= RULE_GAP => y - l,
                 _ => 1,
             };
+            breaks += i64::from(last.is_some_and(|l| y - l > 1));
             last = Some(y);
         }
     }
     let n = (y1 - y0) as f32;
-    (seen as f32) < 0.85 * n && bridged as f32 >= 0.9 * n
+    bridged as f32 >= 0.9 * n && ((seen as f32) < 0.85 * n || breaks as f32 * 12.0 >= n)
 }
 
 /// Gives every block the same number of rows: a block missing rows at its top or
