@@ -395,13 +395,16 @@ def make_game_sheets(name: str, fam: dict, rng: random.Random, games: list, hand
     print(f"forms: {stem}: {plies} plies over {sheets} sheets ({hand['name']})")
 
 
-def check(folder: Path, binary: Path, list_failed: bool = False) -> dict:
+def check(folder: Path, binary: Path, list_failed: bool = False, overlays: Path | None = None) -> dict:
     """Runs `scoresheet cells` over the pages of `folder` and scores the grid: each
     truth cell must be met by a found cell of its move and side, their centres on the
     picture within 35% of the cell's width and 45% of its height (`cells`' pages.tsv
     gives the straightened page's geometry)."""
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([str(binary), "cells", str(folder), "--out", tmp], capture_output=True, text=True)
+        subprocess.run([str(binary), "cells", str(folder), "--out", tmp]
+                       + (["--overlay"] if overlays else []), capture_output=True, text=True)
+        if overlays:
+            write_overlays(folder, Path(tmp), overlays)
         # The straightened pages' geometry (canvas and skew).
         listed = Path(tmp) / "pages.tsv"
         pages = {}
@@ -458,6 +461,33 @@ def check(folder: Path, binary: Path, list_failed: bool = False) -> dict:
     return {"pages": total[0], "table_found": total[1], "numbered_right": total[2], "per_family": per}
 
 
+def write_overlays(folder: Path, cells: Path, out: Path) -> None:
+    """The report of what `cells` found: the first page of each family with its grid
+    drawn (`cells --overlay`, halved), and `index.md` naming each picture."""
+    out.mkdir(parents=True, exist_ok=True)
+    lines = ["# What `scoresheet cells` finds on each form family", "",
+             f"Pages: `{folder}`. Each picture is `cells --overlay` of the family's first page: "
+             "White cells green with their move number in red, Black cells blue, a red line "
+             "through the cells in move order.", ""]
+    seen: set[str] = set()
+    for tj in sorted(folder.glob("*.json")):
+        t = json.loads(tj.read_text())
+        if t["family"] in seen:
+            continue
+        seen.add(t["family"])
+        held = " (held out)" if t["held_out"] else ""
+        drawn = cells / f"{tj.stem}.overlay.png"
+        if not drawn.exists():
+            lines.append(f"- {t['family']}{held}: `{tj.stem}`: no table found")
+            continue
+        with Image.open(drawn) as im:
+            im.convert("RGB").resize((im.width // 2, im.height // 2)).save(out / f"{t['family']}.jpg", quality=80)
+        lines.append(f"- {t['family']}{held}: `{tj.stem}`")
+        lines.append(f"  ![{t['family']}]({t['family']}.jpg)")
+    (out / "index.md").write_text("\n".join(lines) + "\n")
+    print(f"forms: overlays of {len(seen)} families -> {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path)
@@ -467,6 +497,8 @@ def main() -> None:
     ap.add_argument("--fonts", default="train", choices=["train", "val", "select"])
     ap.add_argument("--check", type=Path, help="score the grid on a folder this wrote")
     ap.add_argument("--list-failed", action="store_true", help="with --check: name each page scored wrong and why")
+    ap.add_argument("--overlays", type=Path, metavar="DIR",
+                    help="with --check: write each family's first page with its grid drawn, and an index.md, into DIR")
     ap.add_argument("--game-over-sheets", metavar="FAMILY",
                     help="one game written over --sheets pages of FAMILY (a first sheet and its continuation sheets)")
     ap.add_argument("--sheets", type=int, default=2)
@@ -474,7 +506,7 @@ def main() -> None:
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "scoresheet")
     a = ap.parse_args()
     if a.check:
-        check(a.check, a.bin, a.list_failed)
+        check(a.check, a.bin, a.list_failed, a.overlays)
         return
     if a.out is None:
         ap.error("--out or --check")
