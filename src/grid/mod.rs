@@ -141,11 +141,14 @@ pub fn find_grid(page: &Page, params: &GridParams) -> Result<Grid, GridError> {
     let name = page_name(page);
     // A phone photo's perspective tilts the rules on its far side by a few degrees
     // more than the page's skew, and they break up: where the columns found do not
-    // make a table, look again with rules allowed to stray (a scan's grid stays as
-    // the first look found it).
+    // make a table, look again with rules allowed to stray one pixel to the side, and
+    // then two (the strongest perspective a hand-held photo shows); a scan's grid
+    // stays as the first look found it, and the first failure is the one reported.
     let table = table::analyse(&work, &ap).or_else(|f| match f {
         TableFailure::NoRuling => Err(f),
-        _ => table::analyse(&work, &AnalysisParams { sideways: 1, ..ap }).map_err(|_| f),
+        _ => table::analyse(&work, &AnalysisParams { sideways: 1, ..ap })
+            .or_else(|_| table::analyse(&work, &AnalysisParams { sideways: 2, ..ap }))
+            .map_err(|_| f),
     });
     let table = table.map_err(|f| match f {
         TableFailure::NoRuling => GridError::NoRuling { page: name.clone() },

@@ -307,6 +307,47 @@ fn a_table_whose_rules_perspective_tilts_is_found_on_a_second_look() {
 }
 
 #[test]
+fn a_table_tilted_further_is_found_on_a_third_look() {
+    // As above, the first block's rules leaning a pixel every 6 rows: runs of 6 rows
+    // alone, 18 with a pixel of stray (short of 23), 30 with two.
+    let rows = 30;
+    let (w, h) = (20 + 2 * 92 + 120, 40 + rows * 14);
+    let mut img = GrayImage::from_pixel(w, h, Luma([225]));
+    let (x0, y0) = (10, 20);
+    for b in 0..2 {
+        let lean = |y: u32| if b == 0 { (y - y0) / 6 } else { 0 };
+        let bx = x0 + b * 92 + if b == 1 { 100 } else { 0 };
+        for x in [bx, bx + 12, bx + 52, bx + 92] {
+            for y in y0..=y0 + rows * 14 {
+                img.put_pixel(x + lean(y), y, Luma([30]));
+            }
+        }
+        for r in 0..=rows {
+            let y = y0 + r * 14;
+            for x in bx..=bx + 92 {
+                img.put_pixel(x + lean(y), y, Luma([30]));
+            }
+        }
+    }
+    let look = |sideways| {
+        crate::ruling::table::analyse(
+            &img,
+            &crate::ruling::table::AnalysisParams {
+                min_contrast: GridParams::default().min_contrast,
+                min_rows: GridParams::default().min_rows,
+                sideways,
+            },
+        )
+        .map_or(0, |t| t.blocks.len())
+    };
+    assert!(look(0) < 2 && look(1) < 2);
+    let grid = find_grid(&page(img), &GridParams::default()).unwrap();
+    assert_eq!((grid.blocks, grid.rows_per_block), (2, rows as usize));
+    let c = &grid.cells;
+    assert_eq!((c[60].move_number, c[60].block, c[60].row), (31, 1, 0));
+}
+
+#[test]
 fn a_column_crossed_by_large_writing_takes_the_table_pitch() {
     // `ruled(2, 20)`, and in the second block's White column a pen stroke across
     // every cell 5 px under its top rule (writing twice the usual size): the lines
