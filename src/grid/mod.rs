@@ -146,9 +146,9 @@ pub fn find_grid(page: &Page, params: &GridParams) -> Result<Grid, GridError> {
     // stays as the first look found it, and the first failure is the one reported.
     let table = table::analyse(&work, &ap).or_else(|f| match f {
         TableFailure::NoRuling => Err(f),
-        _ => table::analyse(&work, &AnalysisParams { sideways: 1, ..ap })
-            .or_else(|_| table::analyse(&work, &AnalysisParams { sideways: 2, ..ap }))
-            .map_err(|_| f),
+        _ => (1..=2)
+            .find_map(|sideways| table::analyse(&work, &AnalysisParams { sideways, ..ap }).ok())
+            .ok_or(f),
     });
     let table = table.map_err(|f| match f {
         TableFailure::NoRuling => GridError::NoRuling { page: name.clone() },

@@ -392,14 +392,8 @@ fn separated(t: &Table, b: &Block, r: usize) -> bool {
 /// Whether the paper 4-6 px either side of `edge`'s course from `y0` to `y1` is clean:
 /// dark on under a tenth of the rows (noise there would fill a rule's breaks too).
 fn clean_beside(t: &Table, edge: Edge, y0: i64, y1: i64) -> bool {
-    let w = t.dark.width as i64;
     let dark = (y0..y1)
-        .filter(|&y| {
-            let x = t.edge_x(edge, y as f32).round() as i64;
-            [x - 6, x - 5, x - 4, x + 4, x + 5, x + 6]
-                .into_iter()
-                .any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0)
-        })
+        .filter(|&y| dark_beside(t, edge, y, [-6, -5, -4, 4, 5, 6]))
         .count();
     y1 > y0 && (dark as f32) < 0.1 * (y1 - y0) as f32
 }
@@ -410,9 +404,17 @@ const RULE_GAP: i64 = 3;
 
 /// Whether the dark mask has a pixel within 2 px of `edge`'s course at row `y`.
 pub(super) fn dark_on_rule(t: &Table, edge: Edge, y: i64) -> bool {
+    dark_beside(t, edge, y, -2..=2)
+}
+
+/// Whether the dark mask has a pixel at row `y` at one of the offsets `dx` from
+/// `edge`'s course.
+fn dark_beside(t: &Table, edge: Edge, y: i64, dx: impl IntoIterator<Item = i64>) -> bool {
     let w = t.dark.width as i64;
     let x = t.edge_x(edge, y as f32).round() as i64;
-    (x - 2..=x + 2).any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0)
+    dx.into_iter()
+        .map(|d| x + d)
+        .any(|x| x >= 0 && x < w && t.dark.data[(y * w + x) as usize] != 0)
 }
 
 /// Whether the rule along `edge` from `y0` to `y1` (a block's height) is dashed or
