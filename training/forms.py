@@ -39,7 +39,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from .common import FONTS, ROOT, load_split
 from .corpus import written
 from .render import font, font_entries
-from .sheets import Ink, _plain, val_games
+from .sheets import RESULT_SPELLINGS, Ink, _plain, val_games
 
 PAGE_W, PAGE_H = 1240, 1754
 PRINT_FONTS = ["PlaypenSans-Regular.ttf", "Delius-Regular.ttf", "ComicRelief-Regular.ttf",
@@ -215,6 +215,7 @@ def draw_form(fam: dict, rng: random.Random, tags: dict, hand: dict | None):
         x = mx + d.textlength(lang["result"] + ":", font=pf(22)) + 20
         for opt in ("1-0", "½-½", "0-1"):
             d.rectangle([x, ry - 4, x + 70, ry + 34], outline=0, width=2)
+            tags.setdefault("result_boxes", []).append((opt, (x, ry - 4, x + 70, ry + 34)))
             d.text((x + 12, ry), opt, font=pf(22), fill=0)
             x += 90
         for k, label in enumerate(lang["sign"]):
@@ -319,10 +320,33 @@ def _ink(page: Image.Image, entry: dict, rng: random.Random) -> Ink:
     return ink
 
 
+PGN_OF = {"1-0": "1-0", "½-½": "1/2-1/2", "0-1": "0-1"}
+
+
+def mark_result(page: Image.Image, boxes: list, result: str, how: str, value: float, rng: random.Random) -> None:
+    """A player's mark on the form's printed result options: `circle` round the one
+    of `result`, a `tick` or a `cross` over it (pen of grey `value`)."""
+    x0, y0, x1, y1 = next(b for opt, b in boxes if PGN_OF[opt] == result)
+    d = ImageDraw.Draw(page)
+    j = lambda: rng.uniform(-4, 4)
+    wd = rng.choice([2, 3])
+    if how == "circle":
+        d.ellipse([x0 - 8 + j(), y0 - 6 + j(), x1 + 8 + j(), y1 + 6 + j()], outline=int(value), width=wd)
+    elif how == "tick":
+        pts = [(x0 + 8 + j(), y0 + 18 + j()), (x0 + 26 + j(), y1 - 2 + j()), (x1 + 6 + j(), y0 - 14 + j())]
+        d.line(pts, fill=int(value), width=wd + 1, joint="curve")
+    else:
+        d.line([(x0 + 4 + j(), y0 + 2 + j()), (x1 - 4 + j(), y1 - 2 + j())], fill=int(value), width=wd + 1)
+        d.line([(x0 + 4 + j(), y1 - 2 + j()), (x1 - 4 + j(), y0 + 2 + j())], fill=int(value), width=wd + 1)
+
+
 def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list[dict], out: Path,
-              stem: str, game=None, hand: dict | None = None) -> int:
+              stem: str, game=None, hand: dict | None = None, write_result: float = 0.0) -> int:
     """One page of family `fam` (its game and hand drawn at random unless given);
-    returns the plies written on it."""
+    returns the plies written on it. With `write_result`, that share of the pages whose
+    whole game fits and ends without mate also shows its result: written in the cell
+    after the last move, or (on a form that prints `1-0 ½-½ 0-1` boxes) a circle, tick
+    or cross on one of them."""
     notation = NOTATION_OF[fam["lang"]]
     pool = [h for h in hands if notation != "ru" or h["cyr"]] or hands
     hand = hand or rng.choice(pool)
@@ -345,6 +369,22 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
         x, y, w, h = boxes[(n, side)]
         ink.write(text, (x + 3, y + 3, w - 6, h - 6))
         labels.append(f"{stem}\t{n}\t{side}\t{text}")
+    # (`write_result` first: without it the pages come out as before.)
+    result, how = None, None
+    held = 2 * fam["blocks"] * fam["rows"]
+    if (write_result > 0 and skip == 0 and len(moves) < held and not board.is_checkmate()
+            and game.headers.get("Result") in RESULT_SPELLINGS and rng.random() < write_result):
+        result = game.headers["Result"]
+        ways = ["after"] + (["circle", "tick", "cross"] if "result_boxes" in tags else [])
+        how = rng.choice(ways)
+        if how == "after":
+            i = len(moves)
+            x, y, w, h = boxes[(fam["start"] + i // 2, "white" if i % 2 == 0 else "black")]
+            wrote = rng.choice(RESULT_SPELLINGS[result])
+            ink.write(wrote, (x + 3, y + 3, w - 6, h - 6))
+            how = f"after: {wrote}"
+        else:
+            mark_result(page, tags["result_boxes"], result, how, ink.value, rng)
     img, angle, quad = capture(page, fam, rng)
     img.save(out / f"{stem}.png", optimize=True)
     # The boxes where the picture shows them: their centres moved through the
@@ -361,6 +401,7 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
     truth = {"family": name, "held_out": name in HELD_OUT, "notation": notation, "lang": fam["lang"],
              "start": fam["start"], "blocks": fam["blocks"], "rows": fam["rows"], "angle": round(angle, 3),
              "capture": fam["capture"], "hand": hand["name"], "plies": len(labels),
+             "result": result, "result_how": how,
              "cells": [{"move": n, "side": s, "box": list(b)} for (n, s), b in sorted(boxes.items())]}
     (out / f"{stem}.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
     (out / f"{stem}.tsv").write_text("page\tmove\tside\tlabel\n" + "\n".join(labels) + "\n", encoding="utf-8")
@@ -461,6 +502,38 @@ def check(folder: Path, binary: Path, list_failed: bool = False, overlays: Path 
     return {"pages": total[0], "table_found": total[1], "numbered_right": total[2], "per_family": per}
 
 
+def score_results(folder: Path, reports: Path) -> dict:
+    """The results `read -o reports` found, against what the pages show: per way of
+    showing one, how many were read right; and on pages that show none, how many got
+    a result from the sheet anyway (invented)."""
+    by_how: dict[str, list[int]] = {}
+    invented, plain = [], 0
+    for truth_file in sorted(folder.glob("*.json")):
+        truth = json.loads(truth_file.read_text(encoding="utf-8"))
+        rep = reports / truth_file.name
+        if not rep.exists() or truth.get("start", 1) != 1:
+            continue
+        r = json.loads(rep.read_text(encoding="utf-8"))
+        if truth.get("result"):
+            how = truth["result_how"].split(":")[0]
+            ok = r.get("result") == truth["result"]
+            by_how.setdefault(how, []).append(int(ok))
+            if not ok:
+                print(f"results: {truth_file.stem}: {truth['result_how']} {truth['result']}, read "
+                      f"{r.get('result')} ({r.get('result_from') or r.get('result_note', '')})")
+        else:
+            plain += 1
+            if r.get("result_from") == "sheet":
+                invented.append(truth_file.stem)
+    for how, oks in sorted(by_how.items()):
+        print(f"results: {how}: {sum(oks)}/{len(oks)} right")
+    oks = [o for v in by_how.values() for o in v]
+    if oks:
+        print(f"results: all shown: {sum(oks)}/{len(oks)} right ({100 * sum(oks) / len(oks):.1f}%); "
+              f"pages showing none: {len(invented)} of {plain} given a result from the sheet {invented}")
+    return {"right": sum(oks), "shown": len(oks), "invented": len(invented), "plain": plain}
+
+
 def write_overlays(folder: Path, cells: Path, out: Path) -> None:
     """The report of what `cells` found: the first page of each family with its grid
     drawn (`cells --overlay`, halved), and `index.md` naming each picture."""
@@ -502,9 +575,17 @@ def main() -> None:
     ap.add_argument("--game-over-sheets", metavar="FAMILY",
                     help="one game written over --sheets pages of FAMILY (a first sheet and its continuation sheets)")
     ap.add_argument("--sheets", type=int, default=2)
+    ap.add_argument("--write-result", type=float, default=0.0, metavar="P",
+                    help="that share of the pages whose game fits shows its result (after the last move, "
+                         "or marked on the form's result boxes)")
+    ap.add_argument("--results", type=Path, metavar="REPORTS",
+                    help="with --check: score the results `read -o REPORTS` found against the pages'")
     ap.add_argument("--stem", default="game")
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "scoresheet")
     a = ap.parse_args()
+    if a.check and a.results:
+        score_results(a.check, a.results)
+        return
     if a.check:
         check(a.check, a.bin, a.list_failed, a.overlays)
         return
@@ -522,7 +603,7 @@ def main() -> None:
     for name in names:
         for k in range(a.per_family):
             stem = f"form_{name}_{a.seed}_{k:02d}"
-            make_page(name, FAMILIES[name], rng, games, hands, a.out, stem)
+            make_page(name, FAMILIES[name], rng, games, hands, a.out, stem, write_result=a.write_result)
     print(f"forms: {len(names) * a.per_family} pages of {len(names)} families -> {a.out}")
 
 
