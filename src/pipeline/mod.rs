@@ -38,6 +38,7 @@ mod cells;
 mod numbers;
 mod reread;
 mod result;
+mod result_box;
 mod sources;
 
 use build::{add_copies, add_sheets, no_game};
@@ -257,10 +258,12 @@ impl Pipeline {
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&page, &grid, &decoded);
+        let marked = [self.marked_result(&page, &grid, model)?];
         self.add_written_result(
             &mut report,
             &decoded,
             &[(&grid, &scores[..])],
+            &marked,
             model.alphabet(),
         );
         Ok(SheetRead {
@@ -318,10 +321,15 @@ impl Pipeline {
             &decoded,
             model.alphabet(),
         );
+        let marked = [
+            self.marked_result(&a, &grids[0], model)?,
+            self.marked_result(&b, &grids[1], model)?,
+        ];
         self.add_written_result(
             &mut report,
             &decoded,
             &[(&grids[0], &scores[0][..]), (&grids[1], &scores[1][..])],
+            &marked,
             model.alphabet(),
         );
         Ok(PairRead {
@@ -410,7 +418,19 @@ impl Pipeline {
         }
         let mut report = build_report(&pages[0], &all, &decoded);
         add_sheets(&mut report, &pages, &grids);
-        self.add_written_result(&mut report, &decoded, &[(&all, &scores[..])], alphabet);
+        // The result options are printed below the last sheet's table.
+        let marked = match (pages.last(), grids.last()) {
+            (Some(page), Some(grid)) => [self.marked_result(page, grid, model)?],
+            _ => [None],
+        };
+        let alphabet = model.alphabet();
+        self.add_written_result(
+            &mut report,
+            &decoded,
+            &[(&all, &scores[..])],
+            &marked,
+            alphabet,
+        );
         Ok(GameRead {
             pages,
             grids,
@@ -596,14 +616,65 @@ impl Pipeline {
             .collect())
     }
 
-    /// Without a mate, the result written after the last move (on either copy) is the
-    /// sheet's; otherwise `result_note` says why the result stays `*`. Copies that
-    /// write different results leave `*` and name both.
+    /// The result marked on the printed options below the table of `grid` (see
+    /// [`result_box`]), if any.
+    ///
+    /// # Errors
+    /// When the model fails.
+    fn marked_result(
+        &self,
+        page: &Page,
+        grid: &Grid,
+        model: &mut dyn CellModel,
+    ) -> Result<Option<result_box::MarkedResult>, SheetError> {
+        if self.params.variant == Variant::Das {
+            return Ok(None);
+        }
+        let lines = result_box::words_below_grid(&page.image, grid);
+        // Words of an option's size (`1-0`, `½-½`): from a third of the line's height
+        // to six times it; a signature line or a sentence is not read.
+        let fits = |w: &result_box::Word| {
+            let h = (w.y1 - w.y0) as f32;
+            ((w.x1 - w.x0) as f32) >= h / 3.0 && ((w.x1 - w.x0) as f32) <= 6.0 * h
+        };
+        let crops: Vec<GrayImage> = lines
+            .iter()
+            .flat_map(|l| l.words.iter().filter(|w| fits(w)).map(move |w| (l, w)))
+            .map(|(l, w)| result_box::word_crop(l, w))
+            .collect();
+        if crops.is_empty() {
+            return Ok(None);
+        }
+        let mut read = model
+            .read(&crops)
+            .map_err(|source| SheetError::Model {
+                path: source_name(&page.source, page.index),
+                source,
+            })?
+            .into_iter();
+        let floor = self.params.decode.read_floor;
+        Ok(lines.iter().find_map(|line| {
+            let words = &line.words;
+            let scores: Vec<Option<CellScores>> = words
+                .iter()
+                .map(|w| if fits(w) { read.next() } else { None })
+                .collect();
+            result_box::marked_in_line(words, &scores, model.alphabet(), floor, &|a, b, print| {
+                line.added_ink(a, b, print)
+            })
+        }))
+    }
+
+    /// Without a mate, the result written after the last move or marked on the form's
+    /// printed options (on either copy) is the sheet's; otherwise `result_note` says
+    /// why the result stays `*`. Copies or places that give different results leave
+    /// `*` and name them.
     fn add_written_result(
         &self,
         report: &mut SheetReport,
         decoded: &DecodedSheet,
         copies: &[(&Grid, &[CellScores])],
+        marked: &[Option<result_box::MarkedResult>],
         alphabet: &crate::vocab::Alphabet,
     ) {
         if report.result_from == "mate" {
@@ -622,23 +693,39 @@ impl Pipeline {
                 )
             })
             .collect();
-        match found.as_slice() {
+        // Each result the sheet gives, and where.
+        let said: Vec<(&str, Option<usize>, &str)> = found
+            .iter()
+            .map(|r| (r.result.as_str(), Some(r.cell), "after the last move"))
+            .chain(
+                marked
+                    .iter()
+                    .flatten()
+                    .map(|m| (m.result.as_str(), None, "marked on the form")),
+            )
+            .collect();
+        match said.as_slice() {
             [] => {
                 report.result_note = Some(
-                    "no mate, and no result (1-0, 0-1, 1:0, 0:1, =) read after the last move"
+                    "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \
+                     and none of the form's printed results marked"
                         .into(),
                 )
             }
-            [first, rest @ ..] if rest.iter().all(|r| r.result == first.result) => {
-                report.result = first.result.clone();
+            [first, rest @ ..] if rest.iter().all(|r| r.0 == first.0) => {
+                report.result = first.0.to_string();
                 report.result_from = "sheet".into();
-                report.result_cell = Some(first.cell);
+                report.result_cell = said.iter().find_map(|r| r.1);
+                if report.result_cell.is_none() {
+                    report.result_note =
+                        Some("marked on the form's printed results (1-0, ½-½, 0-1)".into());
+                }
             }
             _ => {
-                let said: Vec<&str> = found.iter().map(|r| r.result.as_str()).collect();
+                let all: Vec<String> = said.iter().map(|r| format!("{} {}", r.0, r.2)).collect();
                 report.result_note = Some(format!(
-                    "the two copies write different results: {}",
-                    said.join(" and ")
+                    "the sheet gives different results: {}",
+                    all.join(" and ")
                 ));
             }
         }

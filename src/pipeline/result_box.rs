@@ -1,0 +1,520 @@
+//! The result a player marks on the form's printed options below the move table:
+//! `1-0  ½-½  0-1` printed (in boxes or not), one of them circled, ticked or crossed.
+//!
+//! The lines of print below the table are cut into words by the gaps between inked
+//! columns; each word is read by the cell reader and scored against the ways of
+//! writing a result ([`super::result::cell_result`]). A line where two or three
+//! distinct results read is the result area. Its options are those words and, where
+//! only two read, one more word of their size that keeps their spacing (a mark across
+//! the print can spoil its reading). The option marked is the one with clearly more
+//! ink than every other (a circle, tick or cross adds a stroke to the same print); a
+//! line with no such option gives no result, so an unmarked form invents none.
+
+use image::GrayImage;
+
+use super::result::cell_result;
+use crate::grid::Grid;
+use crate::vocab::{Alphabet, CellScores};
+
+/// How much more ink the marked option adds past the print than any other (ratio).
+const MARK_RATIO: f32 = 2.0;
+
+/// Fewest dark pixels a mark adds past the print (a short stroke of a fine pen).
+const MIN_MARK: u32 = 40;
+
+/// Row heights (of the table) below its last row that are searched.
+const BELOW_ROWS: f32 = 5.0;
+
+/// A word of print below the table: its columns and rows on the page.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Word {
+    pub x0: u32,
+    pub x1: u32,
+    pub y0: u32,
+    pub y1: u32,
+    /// Dark pixels in it.
+    pub ink: u32,
+}
+
+impl Word {
+    fn width(&self) -> u32 {
+        self.x1 - self.x0
+    }
+    fn centre(&self) -> f32 {
+        (self.x0 + self.x1) as f32 / 2.0
+    }
+}
+
+/// A line of print below the table: its picture with the form's rules painted out
+/// (paper), where it lies on the page, and its words.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub image: GrayImage,
+    pub x0: u32,
+    pub words: Vec<Word>,
+    /// Dark pixels of the line, rules taken out, row by row.
+    ink: Vec<bool>,
+}
+
+impl Line {
+    fn cols(&self, x0: f32, x1: f32) -> std::ops::Range<usize> {
+        let n = self.image.width() as f32;
+        let a = (x0 - self.x0 as f32).clamp(0.0, n) as usize;
+        let b = (x1 - self.x0 as f32).clamp(0.0, n) as usize;
+        a..b.max(a)
+    }
+
+    /// Ink a player added over the page columns `x0..x1`: dark pixels (rules taken
+    /// out) above or below the rows the print of `print` (an unmarked option) takes,
+    /// widened by a fifth of its height. A circle's arcs, a tick's arm, a cross's ends.
+    pub fn added_ink(&self, x0: f32, x1: f32, print: &Word) -> u32 {
+        let w = self.image.width() as usize;
+        let h = self.image.height() as usize;
+        let pc = self.cols(print.x0 as f32, print.x1 as f32);
+        let inked = |y: usize| pc.clone().any(|x| self.ink[y * w + x]);
+        let (Some(top), Some(low)) = ((0..h).find(|&y| inked(y)), (0..h).rfind(|&y| inked(y)))
+        else {
+            return 0;
+        };
+        let m = (low - top) / 5 + 1;
+        let (top, low) = (top.saturating_sub(m), (low + m).min(h));
+        let cols = self.cols(x0, x1);
+        (0..h)
+            .filter(|y| !(top..low).contains(y))
+            .map(|y| cols.clone().filter(|&x| self.ink[y * w + x]).count() as u32)
+            .sum()
+    }
+}
+
+/// The result marked on the form, with the share of its option's reading.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkedResult {
+    /// PGN form: `1-0`, `0-1`, `1/2-1/2`.
+    pub result: String,
+    /// How many times the ink of the next inkiest option the marked one holds.
+    pub ink_ratio: f32,
+}
+
+/// The words of each line of print in the band below the table of `grid`, left to
+/// right; lines top to bottom. Empty when the page has no room below the table.
+pub fn words_below_grid(image: &GrayImage, grid: &Grid) -> Vec<Line> {
+    let (Some(x0), Some(x1), Some(bottom)) = (
+        grid.cells.iter().map(|c| c.bbox.x).min(),
+        grid.cells.iter().map(|c| c.bbox.x + c.bbox.w).max(),
+        grid.cells.iter().map(|c| c.bbox.y + c.bbox.h).max(),
+    ) else {
+        return Vec::new();
+    };
+    words_below(image, x0, x1, bottom, grid.row_pitch)
+}
+
+/// [`words_below_grid`] for a table spanning columns `x0..x1`, its last row ending at
+/// `bottom`, rows `pitch` apart.
+pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32) -> Vec<Line> {
+    let pitch = pitch.max(8.0);
+    let (w, h) = image.dimensions();
+    let xa = (x0 as f32 - 0.5 * pitch).max(0.0) as u32;
+    let xb = ((x1 as f32 + 0.5 * pitch) as u32).min(w);
+    let ya = ((bottom as f32 + 0.25 * pitch) as u32).min(h);
+    let yb = ((bottom as f32 + BELOW_ROWS * pitch) as u32).min(h);
+    if xb <= xa + 8 || yb <= ya + 8 {
+        return Vec::new();
+    }
+    let mut tones: Vec<u8> = (ya..yb)
+        .step_by(3)
+        .flat_map(|y| (xa..xb).step_by(3).map(move |x| (x, y)))
+        .map(|(x, y)| image.get_pixel(x, y)[0])
+        .collect();
+    tones.sort_unstable();
+    let paper = f32::from(tones[tones.len() * 3 / 4]);
+    let cut = (0.6 * paper) as u8;
+    let dark = |x: u32, y: u32| image.get_pixel(x, y)[0] < cut;
+    // Lines: runs of rows with ink, gaps of a few pixels bridged.
+    let row_ink: Vec<u32> = (ya..yb)
+        .map(|y| (xa..xb).filter(|&x| dark(x, y)).count() as u32)
+        .collect();
+    let bridge = (0.1 * pitch).ceil() as usize;
+    let lines = runs(&row_ink, 2, bridge);
+    let mut out = Vec::new();
+    for (r0, r1) in lines {
+        let (y0, y1) = (ya + r0 as u32, ya + r1 as u32);
+        // Too thin for print (a signature line), or too tall (a hand's text, a box).
+        if ((y1 - y0) as f32) < 0.3 * pitch || ((y1 - y0) as f32) > 3.0 * pitch {
+            continue;
+        }
+        let band = Band::new(image, xa, xb, y0, y1, cut, pitch);
+        let col_ink: Vec<u32> = (0..band.w)
+            .map(|x| (0..band.h).filter(|&y| band.ink[y * band.w + x]).count() as u32)
+            .collect();
+        // Words part where the paper shows over a sixth of a row (or an eighth of the
+        // line's height, on a form of narrow rows): print keeps its letters closer, and
+        // a mark round one option leaves a gap to the next.
+        let gap = (0.15 * pitch).max(0.12 * (y1 - y0) as f32).round().max(3.0) as usize;
+        let words: Vec<Word> = runs(&col_ink, 1, gap)
+            .into_iter()
+            .map(|(c0, c1)| Word {
+                x0: xa + c0 as u32,
+                x1: xa + c1 as u32,
+                y0,
+                y1,
+                ink: col_ink[c0..c1].iter().sum(),
+            })
+            // (Specks: a box's corner left by taking out its rules.)
+            .filter(|w| w.width() >= 3 && w.ink >= y1 - y0)
+            .collect();
+        if !words.is_empty() {
+            let mut picture = image::imageops::crop_imm(image, xa, y0, xb - xa, y1 - y0).to_image();
+            for (i, _) in band.rule.iter().enumerate().filter(|(_, r)| **r) {
+                picture.put_pixel(
+                    (i % band.w) as u32,
+                    (i / band.w) as u32,
+                    image::Luma([paper as u8]),
+                );
+            }
+            out.push(Line {
+                image: picture,
+                x0: xa,
+                words,
+                ink: band.ink,
+            });
+        }
+    }
+    out
+}
+
+/// A line of print below the table as a dark mask, the form's rules taken out: the
+/// edges of boxes printed round the options (runs of dark along a row longer than one
+/// and a half table rows or 1.2 times the line's height, and, between two such, runs down a column over 70% of their
+/// distance). Print and a player's marks stay.
+struct Band {
+    w: usize,
+    h: usize,
+    ink: Vec<bool>,
+    rule: Vec<bool>,
+}
+
+impl Band {
+    fn new(image: &GrayImage, xa: u32, xb: u32, y0: u32, y1: u32, cut: u8, pitch: f32) -> Band {
+        let (w, h) = ((xb - xa) as usize, (y1 - y0) as usize);
+        let mut ink: Vec<bool> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| image.get_pixel(xa + x as u32, y0 + y as u32)[0] < cut)
+            .collect();
+        let long_row = ((1.5 * pitch).min(1.2 * h as f32) as usize).max(4);
+        let at = |x: usize, y: usize| ink[y * w + x];
+        // A rule on a page turned a little steps a pixel now and then: its runs are
+        // taken over three rows (or columns), and its pixels in them are the rule's.
+        let mut rule = vec![false; w * h];
+        let mut rule_rows = Vec::new();
+        for y in 0..h {
+            let near = |x: usize| (y.saturating_sub(1)..(y + 2).min(h)).any(|k| at(x, k));
+            let mut x = 0;
+            while x < w {
+                let run = (x..w).take_while(|&k| near(k)).count();
+                if run >= long_row {
+                    for k in x..x + run {
+                        for yy in y.saturating_sub(1)..(y + 2).min(h) {
+                            rule[yy * w + k] |= at(k, yy);
+                        }
+                    }
+                    rule_rows.push(y);
+                }
+                x += run.max(1);
+            }
+        }
+        if let (Some(&top), Some(&low)) = (rule_rows.first(), rule_rows.last())
+            && low - top >= 3
+        {
+            let long_col = ((0.7 * (low - top) as f32) as usize).max(3);
+            for x in 0..w {
+                let near = |y: usize| (x.saturating_sub(1)..(x + 2).min(w)).any(|k| at(k, y));
+                let mut y = 0;
+                while y < h {
+                    let run = (y..h).take_while(|&k| near(k)).count();
+                    if run >= long_col {
+                        for k in y..y + run {
+                            for xx in x.saturating_sub(1)..(x + 2).min(w) {
+                                rule[k * w + xx] |= at(xx, k);
+                            }
+                        }
+                    }
+                    y += run.max(1);
+                }
+            }
+        }
+        for (d, r) in ink.iter_mut().zip(&rule) {
+            *d &= !r;
+        }
+        Band { w, h, ink, rule }
+    }
+}
+
+/// Runs of positions whose value is at least `min`, gaps up to `bridge` joined: half-open
+/// ranges.
+fn runs(values: &[u32], min: u32, bridge: usize) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, &v) in values.iter().enumerate() {
+        if v < min {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if i <= last.1 + bridge => last.1 = i + 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out
+}
+
+/// The crop the reader is shown for a word of `line`: the word with a margin of a
+/// third of the line's height either side, the line's rows, the form's rules painted
+/// out.
+pub fn word_crop(line: &Line, word: &Word) -> GrayImage {
+    let m = (word.y1 - word.y0) / 3;
+    let x0 = (word.x0 - line.x0).saturating_sub(m);
+    let x1 = (word.x1 - line.x0 + m).min(line.image.width());
+    image::imageops::crop_imm(&line.image, x0, 0, x1 - x0, line.image.height()).to_image()
+}
+
+/// Share of a word's reading a result must hold to name a printed option (print reads
+/// cleanly; a stacked `½-½` read as `-+` holds 0.25 of it).
+const OPTION_SHARE: f32 = 0.4;
+
+/// The printed results in the order nearly every form prints them.
+const PRINTED: [&str; 3] = ["1-0", "1/2-1/2", "0-1"];
+
+/// The result marked in one line of words, given each word's reading (`None`: not
+/// read, a word too wide or narrow to be an option).
+///
+/// The options are three words in a row, spaced evenly to 30% (by their left ends,
+/// centres or right ends), none over four times as wide as another (a circle round a
+/// narrow `1-0`). Each is
+/// known by its reading: where two read as distinct results, the third is the one
+/// left; where one reads, the others are taken in the printed order `1-0 ½-½ 0-1` if
+/// the one read stands where that order puts it. (Print in another font or a stacked
+/// `½` can read as anything, and a mark across an option spoils its reading.)
+///
+/// The ink compared is what `added_ink` finds over each option's slot (its centre,
+/// half the spacing either way) outside the rows of the print of the option with the
+/// least ink (unmarked): a mark reaches past the print, the print does not.
+pub fn marked_in_line(
+    words: &[Word],
+    scores: &[Option<CellScores>],
+    alphabet: &Alphabet,
+    floor: f32,
+    added_ink: &dyn Fn(f32, f32, &Word) -> u32,
+) -> Option<MarkedResult> {
+    let reads: Vec<Option<&'static str>> = scores
+        .iter()
+        .map(|s| {
+            let (r, _) = s
+                .as_ref()
+                .and_then(|s| cell_result(s, alphabet, floor))
+                .filter(|(_, share)| *share >= OPTION_SHARE)?;
+            PRINTED.iter().find(|p| **p == r).copied()
+        })
+        .collect();
+    // Options are no narrower than a third of their line's height: narrower words
+    // (a circle's side cut off where it met a box's rule) are passed over, their ink
+    // still counted in the slot they lie in.
+    let keep: Vec<usize> = (0..words.len())
+        .filter(|&i| 3 * words[i].width() >= words[i].y1 - words[i].y0)
+        .collect();
+    let words: Vec<Word> = keep.iter().map(|&i| words[i]).collect();
+    let reads: Vec<Option<&str>> = keep.iter().map(|&i| reads[i]).collect();
+    // Each row of three options: (how many read, in the printed order, their results).
+    let mut best: Option<(usize, bool, usize, [&str; 3])> = None;
+    for i in 0..words.len().saturating_sub(2) {
+        let w = &words[i..i + 3];
+        let widths = w.iter().map(|w| w.width() as f32);
+        let (lo, hi) = widths.fold((f32::MAX, 0.0f32), |(a, b), x| (a.min(x), b.max(x)));
+        // Evenly spaced by their left ends, centres or right ends: a tick or circle
+        // widens the option it marks to one side or both.
+        let uneven = |at: &dyn Fn(&Word) -> f32| {
+            let (s1, s2) = (at(&w[1]) - at(&w[0]), at(&w[2]) - at(&w[1]));
+            if s1.min(s2) < lo {
+                return f32::MAX;
+            }
+            (s1 - s2).abs() / ((s1 + s2) / 2.0)
+        };
+        let spacing = [
+            uneven(&|w| w.x0 as f32),
+            uneven(&|w| w.centre()),
+            uneven(&|w| w.x1 as f32),
+        ];
+        if hi > 4.0 * lo || spacing.iter().all(|&u| u > 0.3) {
+            continue;
+        }
+        let r = &reads[i..i + 3];
+        let known: Vec<&str> = r.iter().flatten().copied().collect();
+        if known.is_empty() || (1..known.len()).any(|k| known[..k].contains(&known[k])) {
+            continue;
+        }
+        let in_order = r.iter().zip(PRINTED).all(|(a, p)| a.is_none_or(|a| a == p));
+        let results = if known.len() >= 2 {
+            let missing = PRINTED.iter().find(|p| !known.contains(p)).copied();
+            let mut out = [""; 3];
+            for (o, a) in out.iter_mut().zip(r) {
+                *o = a.or(missing).unwrap_or("");
+            }
+            out
+        } else if in_order {
+            PRINTED
+        } else {
+            continue;
+        };
+        let key = (known.len(), in_order);
+        if best.is_none_or(|b| key > (b.0, b.1)) {
+            best = Some((known.len(), in_order, i, results));
+        }
+    }
+    let (_, _, i, results) = best?;
+    let half = (words[i + 2].centre() - words[i].centre()) / 4.0;
+    let print = *words[i..i + 3].iter().min_by_key(|w| w.ink)?;
+    let mut inks: Vec<(u32, &str)> = (0..3)
+        .map(|k| {
+            let c = words[i + k].centre();
+            (added_ink(c - half, c + half, &print), results[k])
+        })
+        .collect();
+    inks.sort_by_key(|k| std::cmp::Reverse(k.0));
+    let ratio = inks[0].0 as f32 / inks[1].0.max(MIN_MARK / 4) as f32;
+    (ratio >= MARK_RATIO && inks[0].0 >= MIN_MARK).then(|| MarkedResult {
+        result: inks[0].1.to_string(),
+        ink_ratio: ratio,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alphabet() -> Alphabet {
+        let symbols: Vec<char> = "_abcdefgh0123456789-:=+NBRQKO½".chars().collect();
+        Alphabet::new(symbols, 0)
+    }
+
+    /// A reading that shows `text` cleanly, as in `result.rs`'s tests.
+    fn reading(text: &str, a: &Alphabet) -> CellScores {
+        let classes = a.len();
+        let mut frames = Vec::new();
+        for c in text.chars() {
+            frames.push(a.class_of(c).unwrap());
+            frames.push(0);
+        }
+        while frames.len() < 12 {
+            frames.push(0);
+        }
+        let mut logp = vec![-9.0f32; frames.len() * classes];
+        for (t, &k) in frames.iter().enumerate() {
+            for c in 0..classes {
+                logp[t * classes + c] = if c == k { -0.01 } else { -9.0 };
+            }
+        }
+        CellScores::new(frames.len(), classes, logp)
+    }
+
+    /// The ink of the words whose centres lie in a slot.
+    fn by_word(words: &[Word]) -> impl Fn(f32, f32, &Word) -> u32 + '_ {
+        move |a, b, _| {
+            words
+                .iter()
+                .filter(|w| (a..b).contains(&w.centre()))
+                .map(|w| w.ink)
+                .sum()
+        }
+    }
+
+    /// A word 70 px wide at `x0`; `ink` stands for the ink added past the print.
+    fn word(x0: u32, ink: u32) -> Word {
+        Word {
+            x0,
+            x1: x0 + 70,
+            y0: 0,
+            y1: 38,
+            ink,
+        }
+    }
+
+    #[test]
+    fn the_option_with_the_most_ink_is_the_result() {
+        let a = alphabet();
+        let words = [word(20, 0), word(150, 5), word(240, 300), word(330, 8)];
+        let texts = [None, Some("1-0"), Some("½-½"), Some("0-1")];
+        let scores: Vec<Option<CellScores>> =
+            texts.iter().map(|t| t.map(|t| reading(t, &a))).collect();
+        let got = marked_in_line(&words, &scores, &a, 6.0, &by_word(&words)).unwrap();
+        assert_eq!(got.result, "1/2-1/2");
+        assert!(got.ink_ratio > 20.0, "{got:?}");
+        // The same options unmarked (a few pixels past the print): no result.
+        let plain = [word(20, 0), word(150, 5), word(240, 12), word(330, 8)];
+        assert_eq!(
+            marked_in_line(&plain, &scores, &a, 6.0, &by_word(&plain)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_mark_that_spoils_an_options_reading_still_names_it() {
+        let a = alphabet();
+        // `0-1` crossed out reads as nothing; it keeps the others' spacing.
+        let words = [word(20, 0), word(150, 6), word(240, 9), word(330, 250)];
+        let texts = [None, Some("1-0"), Some("½-½"), Some("e4")];
+        let scores: Vec<Option<CellScores>> =
+            texts.iter().map(|t| t.map(|t| reading(t, &a))).collect();
+        assert_eq!(
+            marked_in_line(&words, &scores, &a, 6.0, &by_word(&words))
+                .unwrap()
+                .result,
+            "0-1"
+        );
+        // One option read where the printed order puts it: the others follow it.
+        let one = [None, Some("e4"), Some("b"), Some("0-1")];
+        let scores: Vec<Option<CellScores>> =
+            one.iter().map(|t| t.map(|t| reading(t, &a))).collect();
+        let marked = [word(20, 0), word(150, 280), word(240, 10), word(330, 6)];
+        assert_eq!(
+            marked_in_line(&marked, &scores, &a, 6.0, &by_word(&marked))
+                .unwrap()
+                .result,
+            "1-0"
+        );
+        // ... and not where it does not (a `1-0` read last is no printed row of options).
+        let one = [None, Some("e4"), Some("b"), Some("1-0")];
+        let scores: Vec<Option<CellScores>> =
+            one.iter().map(|t| t.map(|t| reading(t, &a))).collect();
+        assert_eq!(
+            marked_in_line(&marked, &scores, &a, 6.0, &by_word(&marked)),
+            None
+        );
+        // A result read in no row of three evenly spaced words (the label and two options
+        // 130 and 90 px apart): nothing.
+        let one = [Some("1-0"), None, None, None];
+        let scores: Vec<Option<CellScores>> =
+            one.iter().map(|t| t.map(|t| reading(t, &a))).collect();
+        assert_eq!(
+            marked_in_line(&words, &scores, &a, 6.0, &by_word(&words)),
+            None
+        );
+    }
+
+    #[test]
+    fn print_below_a_table_is_cut_into_lines_and_words() {
+        // A table whose last row ends at y = 100, and below it at y = 130..150 three
+        // words of 30 px, 40 px apart; a thin rule at y = 190 (no line of print).
+        let mut img = GrayImage::from_pixel(400, 260, image::Luma([230]));
+        for (x0, x1) in [(40, 70), (110, 140), (180, 210)] {
+            for x in (x0..x1).step_by(3) {
+                for y in 130..150 {
+                    img.put_pixel(x, y, image::Luma([20]));
+                }
+            }
+        }
+        for x in 20..380 {
+            img.put_pixel(x, 190, image::Luma([20]));
+        }
+        let lines = words_below(&img, 20, 380, 100, 40.0);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let spans: Vec<(u32, u32)> = lines[0].words.iter().map(|w| (w.x0, w.x1)).collect();
+        assert_eq!(spans, [(40, 68), (110, 138), (180, 208)]);
+    }
+}
