@@ -517,4 +517,84 @@ mod tests {
         let spans: Vec<(u32, u32)> = lines[0].words.iter().map(|w| (w.x0, w.x1)).collect();
         assert_eq!(spans, [(40, 68), (110, 138), (180, 208)]);
     }
+
+    /// Three printed options boxed below a table (boxes 70 x 38 px, "print" of upright
+    /// strokes 18 px tall inside each), the middle one circled or not.
+    fn options_page(circled: bool) -> GrayImage {
+        let mut img = GrayImage::from_pixel(500, 200, image::Luma([230]));
+        let dark = image::Luma([20]);
+        for bx in [100u32, 190, 280] {
+            for x in bx..bx + 70 {
+                for y in [80, 81, 116, 117] {
+                    img.put_pixel(x, y, dark);
+                }
+            }
+            for y in 80..118 {
+                for x in [bx, bx + 1, bx + 68, bx + 69] {
+                    img.put_pixel(x, y, dark);
+                }
+            }
+            for x in (bx + 12..bx + 40).step_by(4) {
+                for y in 90..108 {
+                    img.put_pixel(x, y, dark);
+                    img.put_pixel(x + 1, y, dark);
+                }
+            }
+        }
+        if circled {
+            for k in 0..720 {
+                let t = k as f32 * std::f32::consts::PI / 360.0;
+                for r in [0.0, 1.0] {
+                    let x = 225.0 + (44.0 + r) * t.cos();
+                    let y = 99.0 + (28.0 + r) * t.sin();
+                    img.put_pixel(x as u32, y as u32, dark);
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn a_circle_round_a_printed_option_is_found_and_unmarked_boxes_give_none() {
+        let a = alphabet();
+        for circled in [true, false] {
+            let img = options_page(circled);
+            let lines = words_below(&img, 20, 480, 40, 30.0);
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            let line = &lines[0];
+            // Each word reads as the option whose box holds its centre.
+            let scores: Vec<Option<CellScores>> = line
+                .words
+                .iter()
+                .map(|w| {
+                    let text = match w.centre() as u32 {
+                        100..170 => "1-0",
+                        190..260 => "½-½",
+                        280..350 => "0-1",
+                        _ => return None,
+                    };
+                    Some(reading(text, &a))
+                })
+                .collect();
+            assert_eq!(scores.iter().flatten().count(), 3, "{:?}", line.words);
+            // The boxes' rules are taken out: an unmarked option is its print alone
+            // (28 px), and the picture the reader is shown has paper where they ran.
+            if !circled {
+                assert!(
+                    line.words.iter().all(|w| w.width() < 40),
+                    "{:?}",
+                    line.words
+                );
+            }
+            assert!(line.image.get_pixel(100 - line.x0, 99 - line.words[0].y0)[0] > 200);
+            let got = marked_in_line(&line.words, &scores, &a, 6.0, &|x0, x1, p| {
+                line.added_ink(x0, x1, p)
+            });
+            if circled {
+                assert_eq!(got.map(|m| m.result).as_deref(), Some("1/2-1/2"));
+            } else {
+                assert_eq!(got, None);
+            }
+        }
+    }
 }
