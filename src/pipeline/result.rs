@@ -136,17 +136,19 @@ pub fn result_in_last_move(
     (share >= MIN_SHARE && share > last.cell_p.unwrap_or(0.0)).then_some(cell)
 }
 
+/// Readings for tests: a small alphabet and a cell that shows a text cleanly.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod test_readings {
+    use crate::vocab::{Alphabet, CellScores};
 
-    fn alphabet() -> Alphabet {
-        let symbols: Vec<char> = "_abcdefgh0123456789-:=+NBRQKO".chars().collect();
+    /// Files, digits, result glyphs and the English pieces.
+    pub fn alphabet() -> Alphabet {
+        let symbols: Vec<char> = "_abcdefgh0123456789-:=+NBRQKO½".chars().collect();
         Alphabet::new(symbols, 0)
     }
 
     /// A cell that shows `text` cleanly: one frame per glyph, blanks between.
-    fn cell(text: &str, a: &Alphabet) -> CellScores {
+    pub fn clean(text: &str, a: &Alphabet) -> CellScores {
         let classes = a.len();
         let mut frames = Vec::new();
         for c in text.chars() {
@@ -164,6 +166,13 @@ mod tests {
         }
         CellScores::new(frames.len(), classes, logp)
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use super::test_readings::{alphabet, clean as cell};
 
     #[test]
     fn results_as_written_in_a_cell() {

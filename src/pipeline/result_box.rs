@@ -201,52 +201,61 @@ impl Band {
             .map(|(x, y)| image.get_pixel(xa + x as u32, y0 + y as u32)[0] < cut)
             .collect();
         let long_row = ((1.5 * pitch).min(1.2 * h as f32) as usize).max(4);
-        let at = |x: usize, y: usize| ink[y * w + x];
-        // A rule on a page turned a little steps a pixel now and then: its runs are
-        // taken over three rows (or columns), and its pixels in them are the rule's.
         let mut rule = vec![false; w * h];
-        let mut rule_rows = Vec::new();
-        for y in 0..h {
-            let near = |x: usize| (y.saturating_sub(1)..(y + 2).min(h)).any(|k| at(x, k));
-            let mut x = 0;
-            while x < w {
-                let run = (x..w).take_while(|&k| near(k)).count();
-                if run >= long_row {
-                    for k in x..x + run {
-                        for yy in y.saturating_sub(1)..(y + 2).min(h) {
-                            rule[yy * w + k] |= at(k, yy);
-                        }
-                    }
-                    rule_rows.push(y);
-                }
-                x += run.max(1);
-            }
-        }
+        let rule_rows = long_runs(&ink, w, h, true, long_row, &mut rule);
         if let (Some(&top), Some(&low)) = (rule_rows.first(), rule_rows.last())
             && low - top >= 3
         {
             let long_col = ((0.7 * (low - top) as f32) as usize).max(3);
-            for x in 0..w {
-                let near = |y: usize| (x.saturating_sub(1)..(x + 2).min(w)).any(|k| at(k, y));
-                let mut y = 0;
-                while y < h {
-                    let run = (y..h).take_while(|&k| near(k)).count();
-                    if run >= long_col {
-                        for k in y..y + run {
-                            for xx in x.saturating_sub(1)..(x + 2).min(w) {
-                                rule[k * w + xx] |= at(xx, k);
-                            }
-                        }
-                    }
-                    y += run.max(1);
-                }
-            }
+            long_runs(&ink, w, h, false, long_col, &mut rule);
         }
         for (d, r) in ink.iter_mut().zip(&rule) {
             *d &= !r;
         }
         Band { w, h, ink, rule }
     }
+}
+
+/// Marks in `rule` the dark pixels of `ink` (`w` x `h`, row by row) that lie on runs
+/// of at least `min` along rows (`along_rows`) or columns. A rule on a page turned a
+/// little steps a pixel now and then: a run is taken over three rows (or columns), and
+/// its dark pixels in all three are the rule's. Returns the rows (columns) holding one.
+fn long_runs(
+    ink: &[bool],
+    w: usize,
+    h: usize,
+    along_rows: bool,
+    min: usize,
+    rule: &mut [bool],
+) -> Vec<usize> {
+    // Lines across the runs' direction, positions along it, and a pixel's index.
+    let (lines, len) = if along_rows { (h, w) } else { (w, h) };
+    let index = |line: usize, pos: usize| {
+        if along_rows {
+            line * w + pos
+        } else {
+            pos * w + line
+        }
+    };
+    let mut found = Vec::new();
+    for line in 0..lines {
+        let band = line.saturating_sub(1)..(line + 2).min(lines);
+        let near = |pos: usize| band.clone().any(|l| ink[index(l, pos)]);
+        let mut pos = 0;
+        while pos < len {
+            let run = (pos..len).take_while(|&k| near(k)).count();
+            if run >= min {
+                for k in pos..pos + run {
+                    for l in band.clone() {
+                        rule[index(l, k)] |= ink[index(l, k)];
+                    }
+                }
+                found.push(line);
+            }
+            pos += run.max(1);
+        }
+    }
+    found
 }
 
 /// Runs of positions whose value is at least `min`, gaps up to `bridge` joined: half-open
@@ -388,30 +397,7 @@ pub fn marked_in_line(
 mod tests {
     use super::*;
 
-    fn alphabet() -> Alphabet {
-        let symbols: Vec<char> = "_abcdefgh0123456789-:=+NBRQKO½".chars().collect();
-        Alphabet::new(symbols, 0)
-    }
-
-    /// A reading that shows `text` cleanly, as in `result.rs`'s tests.
-    fn reading(text: &str, a: &Alphabet) -> CellScores {
-        let classes = a.len();
-        let mut frames = Vec::new();
-        for c in text.chars() {
-            frames.push(a.class_of(c).unwrap());
-            frames.push(0);
-        }
-        while frames.len() < 12 {
-            frames.push(0);
-        }
-        let mut logp = vec![-9.0f32; frames.len() * classes];
-        for (t, &k) in frames.iter().enumerate() {
-            for c in 0..classes {
-                logp[t * classes + c] = if c == k { -0.01 } else { -9.0 };
-            }
-        }
-        CellScores::new(frames.len(), classes, logp)
-    }
+    use crate::pipeline::result::test_readings::{alphabet, clean as reading};
 
     /// The ink of the words whose centres lie in a slot.
     fn by_word(words: &[Word]) -> impl Fn(f32, f32, &Word) -> u32 + '_ {
@@ -435,66 +421,46 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_option_with_the_most_ink_is_the_result() {
+    /// The result `marked_in_line` finds in `words` read as `texts` (the words' `ink`
+    /// standing for the ink added past the print).
+    fn marked_of(words: &[Word], texts: &[Option<&str>]) -> Option<MarkedResult> {
         let a = alphabet();
-        let words = [word(20, 0), word(150, 5), word(240, 300), word(330, 8)];
-        let texts = [None, Some("1-0"), Some("½-½"), Some("0-1")];
         let scores: Vec<Option<CellScores>> =
             texts.iter().map(|t| t.map(|t| reading(t, &a))).collect();
-        let got = marked_in_line(&words, &scores, &a, 6.0, &by_word(&words)).unwrap();
+        marked_in_line(words, &scores, &a, 6.0, &by_word(words))
+    }
+
+    #[test]
+    fn the_option_with_the_most_ink_is_the_result() {
+        let words = [word(20, 0), word(150, 5), word(240, 300), word(330, 8)];
+        let texts = [None, Some("1-0"), Some("½-½"), Some("0-1")];
+        let got = marked_of(&words, &texts).unwrap();
         assert_eq!(got.result, "1/2-1/2");
         assert!(got.ink_ratio > 20.0, "{got:?}");
         // The same options unmarked (a few pixels past the print): no result.
         let plain = [word(20, 0), word(150, 5), word(240, 12), word(330, 8)];
-        assert_eq!(
-            marked_in_line(&plain, &scores, &a, 6.0, &by_word(&plain)),
-            None
-        );
+        assert_eq!(marked_of(&plain, &texts), None);
     }
 
     #[test]
     fn a_mark_that_spoils_an_options_reading_still_names_it() {
-        let a = alphabet();
+        let result =
+            |words: &[Word], texts: &[Option<&str>]| marked_of(words, texts).map(|m| m.result);
         // `0-1` crossed out reads as nothing; it keeps the others' spacing.
         let words = [word(20, 0), word(150, 6), word(240, 9), word(330, 250)];
         let texts = [None, Some("1-0"), Some("½-½"), Some("e4")];
-        let scores: Vec<Option<CellScores>> =
-            texts.iter().map(|t| t.map(|t| reading(t, &a))).collect();
-        assert_eq!(
-            marked_in_line(&words, &scores, &a, 6.0, &by_word(&words))
-                .unwrap()
-                .result,
-            "0-1"
-        );
+        assert_eq!(result(&words, &texts).as_deref(), Some("0-1"));
         // One option read where the printed order puts it: the others follow it.
-        let one = [None, Some("e4"), Some("b"), Some("0-1")];
-        let scores: Vec<Option<CellScores>> =
-            one.iter().map(|t| t.map(|t| reading(t, &a))).collect();
         let marked = [word(20, 0), word(150, 280), word(240, 10), word(330, 6)];
-        assert_eq!(
-            marked_in_line(&marked, &scores, &a, 6.0, &by_word(&marked))
-                .unwrap()
-                .result,
-            "1-0"
-        );
+        let one = [None, Some("e4"), Some("b"), Some("0-1")];
+        assert_eq!(result(&marked, &one).as_deref(), Some("1-0"));
         // ... and not where it does not (a `1-0` read last is no printed row of options).
         let one = [None, Some("e4"), Some("b"), Some("1-0")];
-        let scores: Vec<Option<CellScores>> =
-            one.iter().map(|t| t.map(|t| reading(t, &a))).collect();
-        assert_eq!(
-            marked_in_line(&marked, &scores, &a, 6.0, &by_word(&marked)),
-            None
-        );
+        assert_eq!(result(&marked, &one), None);
         // A result read in no row of three evenly spaced words (the label and two options
         // 130 and 90 px apart): nothing.
         let one = [Some("1-0"), None, None, None];
-        let scores: Vec<Option<CellScores>> =
-            one.iter().map(|t| t.map(|t| reading(t, &a))).collect();
-        assert_eq!(
-            marked_in_line(&words, &scores, &a, 6.0, &by_word(&words)),
-            None
-        );
+        assert_eq!(result(&words, &one), None);
     }
 
     #[test]
