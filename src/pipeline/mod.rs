@@ -258,14 +258,13 @@ impl Pipeline {
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&page, &grid, &decoded);
-        let marked = [self.marked_result(&page, &grid, model)?];
         self.add_written_result(
             &mut report,
             &decoded,
             &[(&grid, &scores[..])],
-            &marked,
-            model.alphabet(),
-        );
+            &[(&page, &grid)],
+            model,
+        )?;
         Ok(SheetRead {
             page,
             grid,
@@ -321,17 +320,13 @@ impl Pipeline {
             &decoded,
             model.alphabet(),
         );
-        let marked = [
-            self.marked_result(&a, &grids[0], model)?,
-            self.marked_result(&b, &grids[1], model)?,
-        ];
         self.add_written_result(
             &mut report,
             &decoded,
             &[(&grids[0], &scores[0][..]), (&grids[1], &scores[1][..])],
-            &marked,
-            model.alphabet(),
-        );
+            &[(&a, &grids[0]), (&b, &grids[1])],
+            model,
+        )?;
         Ok(PairRead {
             pages: [a, b],
             grids,
@@ -419,18 +414,8 @@ impl Pipeline {
         let mut report = build_report(&pages[0], &all, &decoded);
         add_sheets(&mut report, &pages, &grids);
         // The result options are printed below the last sheet's table.
-        let marked = match (pages.last(), grids.last()) {
-            (Some(page), Some(grid)) => [self.marked_result(page, grid, model)?],
-            _ => [None],
-        };
-        let alphabet = model.alphabet();
-        self.add_written_result(
-            &mut report,
-            &decoded,
-            &[(&all, &scores[..])],
-            &marked,
-            alphabet,
-        );
+        let last: Vec<(&Page, &Grid)> = pages.iter().zip(&grids).next_back().into_iter().collect();
+        self.add_written_result(&mut report, &decoded, &[(&all, &scores[..])], &last, model)?;
         Ok(GameRead {
             pages,
             grids,
@@ -616,70 +601,38 @@ impl Pipeline {
             .collect())
     }
 
-    /// The result marked on the printed options below the table of `grid` (see
-    /// [`result_box`]), if any.
+    /// Without a mate, the result written after the last move (on either copy) or marked
+    /// on the printed options below a table of `forms` (see [`result_box`]) is the
+    /// sheet's; otherwise `result_note` says why the result stays `*`. Copies or places
+    /// that give different results leave `*` and name them.
     ///
     /// # Errors
-    /// When the model fails.
-    fn marked_result(
-        &self,
-        page: &Page,
-        grid: &Grid,
-        model: &mut dyn CellModel,
-    ) -> Result<Option<result_box::MarkedResult>, SheetError> {
-        if self.params.variant == Variant::Das {
-            return Ok(None);
-        }
-        let lines = result_box::words_below_grid(&page.image, grid);
-        // Words of an option's size (`1-0`, `½-½`): from a third of the line's height
-        // to six times it; a signature line or a sentence is not read.
-        let fits = |w: &result_box::Word| {
-            let h = (w.y1 - w.y0) as f32;
-            ((w.x1 - w.x0) as f32) >= h / 3.0 && ((w.x1 - w.x0) as f32) <= 6.0 * h
-        };
-        let crops: Vec<GrayImage> = lines
-            .iter()
-            .flat_map(|l| l.words.iter().filter(|w| fits(w)).map(move |w| (l, w)))
-            .map(|(l, w)| result_box::word_crop(l, w))
-            .collect();
-        if crops.is_empty() {
-            return Ok(None);
-        }
-        let mut read = model
-            .read(&crops)
-            .map_err(|source| SheetError::Model {
-                path: source_name(&page.source, page.index),
-                source,
-            })?
-            .into_iter();
-        let floor = self.params.decode.read_floor;
-        Ok(lines.iter().find_map(|line| {
-            let words = &line.words;
-            let scores: Vec<Option<CellScores>> = words
-                .iter()
-                .map(|w| if fits(w) { read.next() } else { None })
-                .collect();
-            result_box::marked_in_line(words, &scores, model.alphabet(), floor, &|a, b, print| {
-                line.added_ink(a, b, print)
-            })
-        }))
-    }
-
-    /// Without a mate, the result written after the last move or marked on the form's
-    /// printed options (on either copy) is the sheet's; otherwise `result_note` says
-    /// why the result stays `*`. Copies or places that give different results leave
-    /// `*` and name them.
+    /// When the model fails reading the printed options.
     fn add_written_result(
         &self,
         report: &mut SheetReport,
         decoded: &DecodedSheet,
         copies: &[(&Grid, &[CellScores])],
-        marked: &[Option<result_box::MarkedResult>],
-        alphabet: &crate::vocab::Alphabet,
-    ) {
+        forms: &[(&Page, &Grid)],
+        model: &mut dyn CellModel,
+    ) -> Result<(), SheetError> {
         if report.result_from == "mate" {
-            return;
+            return Ok(());
         }
+        let floor = self.params.decode.read_floor;
+        let mut marked = Vec::new();
+        if self.params.variant != Variant::Das {
+            for (page, grid) in forms {
+                let m = result_box::marked_result(&page.image, grid, model, floor).map_err(
+                    |source| SheetError::Model {
+                        path: source_name(&page.source, page.index),
+                        source,
+                    },
+                )?;
+                marked.extend(m);
+            }
+        }
+        let alphabet = model.alphabet();
         let found: Vec<result::WrittenResult> = copies
             .iter()
             .filter_map(|(grid, scores)| {
@@ -689,7 +642,7 @@ impl Pipeline {
                     scores,
                     alphabet,
                     self.params.blank_ink,
-                    self.params.decode.read_floor,
+                    floor,
                 )
             })
             .collect();
@@ -700,7 +653,6 @@ impl Pipeline {
             .chain(
                 marked
                     .iter()
-                    .flatten()
                     .map(|m| (m.result.as_str(), None, "marked on the form")),
             )
             .collect();
@@ -729,6 +681,7 @@ impl Pipeline {
                 ));
             }
         }
+        Ok(())
     }
 
     /// Number of leading grid cells worth reading: up to the last inked (or locked)

@@ -2,18 +2,19 @@
 //! `1-0  ½-½  0-1` printed (in boxes or not), one of them circled, ticked or crossed.
 //!
 //! The lines of print below the table are cut into words by the gaps between inked
-//! columns; each word is read by the cell reader and scored against the ways of
-//! writing a result ([`super::result::cell_result`]). A line where two or three
-//! distinct results read is the result area. Its options are those words and, where
-//! only two read, one more word of their size that keeps their spacing (a mark across
-//! the print can spoil its reading). The option marked is the one with clearly more
-//! ink than every other (a circle, tick or cross adds a stroke to the same print); a
-//! line with no such option gives no result, so an unmarked form invents none.
+//! columns, the boxes' rules taken out; each word of an option's size is read by the
+//! cell reader and scored against the ways of writing a result
+//! ([`super::result::cell_result`]). Three evenly spaced words of which one or two read
+//! as distinct results are the options (see [`marked_in_line`]). The option marked is
+//! the one with clearly more ink past the rows the print takes than every other (a
+//! circle's arcs, a tick's arm, a cross's ends); a line with no such option gives no
+//! result, so an unmarked form invents none.
 
 use image::GrayImage;
 
 use super::result::cell_result;
 use crate::grid::Grid;
+use crate::model::{CellModel, ModelError};
 use crate::vocab::{Alphabet, CellScores};
 
 /// How much more ink the marked option adds past the print than any other (ratio).
@@ -39,6 +40,11 @@ pub struct Word {
 impl Word {
     fn width(&self) -> u32 {
         self.x1 - self.x0
+    }
+    /// Narrower than a third of its line's height: no option (a circle's side cut off
+    /// where it met a box's rule).
+    fn too_narrow(&self) -> bool {
+        3 * self.width() < self.y1 - self.y0
     }
     fn centre(&self) -> f32 {
         (self.x0 + self.x1) as f32 / 2.0
@@ -86,18 +92,59 @@ impl Line {
     }
 }
 
-/// The result marked on the form, with the share of its option's reading.
+/// The result marked on the form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MarkedResult {
     /// PGN form: `1-0`, `0-1`, `1/2-1/2`.
     pub result: String,
-    /// How many times the ink of the next inkiest option the marked one holds.
+    /// How many times the ink the next option adds past the print the marked one adds.
     pub ink_ratio: f32,
+}
+
+/// The result marked on the printed options below the table of `grid` on `image`, if
+/// any: the words of an option's size (up to six times their line's height; a signature
+/// line or a sentence is not read) read in one batch, then [`marked_in_line`] line by
+/// line, top down. `floor` as [`super::result::cell_result`] takes it.
+///
+/// # Errors
+/// When the model fails.
+pub fn marked_result(
+    image: &GrayImage,
+    grid: &Grid,
+    model: &mut dyn CellModel,
+    floor: f32,
+) -> Result<Option<MarkedResult>, ModelError> {
+    let lines = words_below_grid(image, grid);
+    let fits = |w: &Word| !w.too_narrow() && w.width() <= 6 * (w.y1 - w.y0);
+    let crops: Vec<GrayImage> = lines
+        .iter()
+        .flat_map(|l| {
+            l.words
+                .iter()
+                .filter(|w| fits(w))
+                .map(move |w| word_crop(l, w))
+        })
+        .collect();
+    if crops.is_empty() {
+        return Ok(None);
+    }
+    let mut read = model.read(&crops)?.into_iter();
+    let alphabet = model.alphabet();
+    Ok(lines.iter().find_map(|line| {
+        let scores: Vec<Option<CellScores>> = line
+            .words
+            .iter()
+            .map(|w| if fits(w) { read.next() } else { None })
+            .collect();
+        marked_in_line(&line.words, &scores, alphabet, floor, &|a, b, print| {
+            line.added_ink(a, b, print)
+        })
+    }))
 }
 
 /// The words of each line of print in the band below the table of `grid`, left to
 /// right; lines top to bottom. Empty when the page has no room below the table.
-pub fn words_below_grid(image: &GrayImage, grid: &Grid) -> Vec<Line> {
+fn words_below_grid(image: &GrayImage, grid: &Grid) -> Vec<Line> {
     let (Some(x0), Some(x1), Some(bottom)) = (
         grid.cells.iter().map(|c| c.bbox.x).min(),
         grid.cells.iter().map(|c| c.bbox.x + c.bbox.w).max(),
@@ -184,8 +231,8 @@ pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32)
 
 /// A line of print below the table as a dark mask, the form's rules taken out: the
 /// edges of boxes printed round the options (runs of dark along a row longer than one
-/// and a half table rows or 1.2 times the line's height, and, between two such, runs down a column over 70% of their
-/// distance). Print and a player's marks stay.
+/// and a half table rows or 1.2 times the line's height, and, between two such, runs
+/// down a column over 70% of their distance). Print and a player's marks stay.
 struct Band {
     w: usize,
     h: usize,
@@ -277,7 +324,7 @@ fn runs(values: &[u32], min: u32, bridge: usize) -> Vec<(usize, usize)> {
 /// The crop the reader is shown for a word of `line`: the word with a margin of a
 /// third of the line's height either side, the line's rows, the form's rules painted
 /// out.
-pub fn word_crop(line: &Line, word: &Word) -> GrayImage {
+fn word_crop(line: &Line, word: &Word) -> GrayImage {
     let m = (word.y1 - word.y0) / 3;
     let x0 = (word.x0 - line.x0).saturating_sub(m);
     let x1 = (word.x1 - line.x0 + m).min(line.image.width());
@@ -322,11 +369,10 @@ pub fn marked_in_line(
             PRINTED.iter().find(|p| **p == r).copied()
         })
         .collect();
-    // Options are no narrower than a third of their line's height: narrower words
-    // (a circle's side cut off where it met a box's rule) are passed over, their ink
-    // still counted in the slot they lie in.
+    // Words too narrow for an option are passed over, their ink still counted in the
+    // slot they lie in.
     let keep: Vec<usize> = (0..words.len())
-        .filter(|&i| 3 * words[i].width() >= words[i].y1 - words[i].y0)
+        .filter(|&i| !words[i].too_narrow())
         .collect();
     let words: Vec<Word> = keep.iter().map(|&i| words[i]).collect();
     let reads: Vec<Option<&str>> = keep.iter().map(|&i| reads[i]).collect();
