@@ -4,7 +4,8 @@
 //! The cell's reading is scored against each way of writing a result with the CTC
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
 //! hold at least [`MIN_SHARE`] of the cell's probability mass and no less than the
-//! reader's own best reading. Only what the reader's alphabet can spell is looked for: a
+//! reader's own best reading, unless that reading is empty (the cells looked at hold
+//! ink, and the reader often takes a small `=` for nothing). Only what the reader's alphabet can spell is looked for: a
 //! draw written `½-½` or `1/2` needs a reader with `½` and `/` (cellreader 2.1.0 on; with
 //! an older one only `=` reads as a draw), and words (`resigns`, `сдался`, `aufgegeben`)
 //! are in no reader's alphabet yet, so a resign cell is not read.
@@ -50,6 +51,7 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("1/2-1/2", "1/2-1/2"),
     ("1/2:1/2", "1/2-1/2"),
     ("1/2", "1/2-1/2"),
+    ("12", "1/2-1/2"),
     ("1-2-1-2", "1/2-1/2"),
 ];
 
@@ -80,8 +82,14 @@ pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Opti
             None => shares.push((res, p)),
         }
     }
+    // The reader's own best reading, unless it sees nothing: a small `=` or `½` is
+    // often read as an empty cell, and the cells looked at hold ink.
     let greedy = alphabet.greedy(scores);
-    let own = (scorer.score_text(&mut trie, &greedy, alphabet) - total).exp();
+    let own = if greedy.is_empty() {
+        0.0
+    } else {
+        (scorer.score_text(&mut trie, &greedy, alphabet) - total).exp()
+    };
     shares
         .into_iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -190,9 +198,40 @@ mod tests {
             assert_eq!(r, want, "{text}");
             assert!(share > 0.9, "{text}: {share}");
         }
+        // `1/2` with its slash lost is a draw too.
+        let (r, _) = cell_result(&cell("12", &a), &a, 6.0).unwrap();
+        assert_eq!(r, "1/2-1/2");
         // Castling and a move are not results.
         for text in ["0-0", "00", "e4", "Nf3", "e1", "h10"] {
             assert_eq!(cell_result(&cell(text, &a), &a, 6.0), None, "{text}");
         }
+    }
+
+    /// A cell the reader takes for empty but for `p` of its mass on a `=`.
+    fn faint_draw(p: f32, a: &Alphabet) -> CellScores {
+        let (steps, classes) = (12, a.len());
+        let mut logp = vec![-9.0f32; steps * classes];
+        for t in 0..steps {
+            logp[t * classes] = -0.01;
+        }
+        logp[0] = (1.0 - p).ln();
+        logp[a.class_of('=').unwrap()] = p.ln();
+        CellScores::new(steps, classes, logp)
+    }
+
+    #[test]
+    fn a_small_draw_sign_read_as_an_empty_cell_still_counts() {
+        // An inked cell read as empty, a third of its mass on `=`: the reader's own
+        // reading (nothing) does not outvote it, and it holds more than MIN_SHARE.
+        let a = alphabet();
+        let (r, share) = cell_result(&faint_draw(0.3, &a), &a, 6.0).unwrap();
+        assert_eq!(r, "1/2-1/2");
+        assert!(
+            (0.25..0.4).contains(&share) && share >= MIN_SHARE,
+            "{share}"
+        );
+        // A speck with a trace of `=` is under MIN_SHARE.
+        let (_, share) = cell_result(&faint_draw(0.05, &a), &a, 6.0).unwrap();
+        assert!(share < MIN_SHARE, "{share}");
     }
 }
