@@ -70,26 +70,44 @@ impl Line {
         a..b.max(a)
     }
 
-    /// Ink a player added over the page columns `x0..x1`: dark pixels (rules taken
-    /// out) above or below the rows the print of `print` (an unmarked option) takes,
-    /// widened by a fifth of its height. A circle's arcs, a tick's arm, a cross's ends.
-    pub fn added_ink(&self, x0: f32, x1: f32, print: &Word) -> u32 {
+    /// The ink over the page columns `x0..x1` (an option's slot), `print` the print of
+    /// an unmarked option: what a player added, above or below the rows the print takes
+    /// (widened by a fifth of its height: a circle's arcs, a tick's arm, a cross's
+    /// ends), and all of it. Rules taken out.
+    pub fn slot_ink(&self, x0: f32, x1: f32, print: &Word) -> SlotInk {
         let w = self.image.width() as usize;
         let h = self.image.height() as usize;
-        let pc = self.cols(print.x0 as f32, print.x1 as f32);
-        let inked = |y: usize| pc.clone().any(|x| self.ink[y * w + x]);
-        let (Some(top), Some(low)) = ((0..h).find(|&y| inked(y)), (0..h).rfind(|&y| inked(y)))
-        else {
-            return 0;
+        let count = |y: usize, cols: std::ops::Range<usize>| {
+            cols.filter(|&x| self.ink[y * w + x]).count() as u32
         };
-        let m = (low - top) / 5 + 1;
-        let (top, low) = (top.saturating_sub(m), (low + m).min(h));
+        let pc = self.cols(print.x0 as f32, print.x1 as f32);
+        let inked = |y: usize| count(y, pc.clone()) > 0;
         let cols = self.cols(x0, x1);
-        (0..h)
-            .filter(|y| !(top..low).contains(y))
-            .map(|y| cols.clone().filter(|&x| self.ink[y * w + x]).count() as u32)
-            .sum()
+        let added = match ((0..h).find(|&y| inked(y)), (0..h).rfind(|&y| inked(y))) {
+            (Some(top), Some(low)) => {
+                let m = (low - top) / 5 + 1;
+                let rows = top.saturating_sub(m)..(low + m).min(h);
+                (0..h)
+                    .filter(|y| !rows.contains(y))
+                    .map(|y| count(y, cols.clone()))
+                    .sum()
+            }
+            _ => 0,
+        };
+        SlotInk {
+            added,
+            all: (0..h).map(|y| count(y, cols.clone())).sum(),
+        }
     }
+}
+
+/// The ink over one option's slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlotInk {
+    /// Dark pixels a player added past the rows the print takes ([`Line::slot_ink`]).
+    pub added: u32,
+    /// All dark pixels, the print's too.
+    pub all: u32,
 }
 
 /// The result marked on the form.
@@ -137,7 +155,7 @@ pub fn marked_result(
             .map(|w| if fits(w) { read.next() } else { None })
             .collect();
         marked_in_line(&line.words, &scores, alphabet, floor, &|a, b, print| {
-            line.added_ink(a, b, print)
+            line.slot_ink(a, b, print)
         })
     }))
 }
@@ -197,7 +215,7 @@ pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32)
         // line's height, on a form of narrow rows): print keeps its letters closer, and
         // a mark round one option leaves a gap to the next.
         let gap = (0.15 * pitch).max(0.12 * (y1 - y0) as f32).round().max(3.0) as usize;
-        let words: Vec<Word> = runs(&col_ink, 1, gap)
+        let words: Vec<Word> = within_boxes(runs(&col_ink, 1, gap), &band.sides())
             .into_iter()
             .map(|(c0, c1)| Word {
                 x0: xa + c0 as u32,
@@ -261,6 +279,36 @@ impl Band {
         }
         Band { w, h, ink, rule }
     }
+}
+
+impl Band {
+    /// The columns of the band that a box's side runs down (taken out as rule over
+    /// half the band's height).
+    fn sides(&self) -> Vec<usize> {
+        (0..self.w)
+            .filter(|&x| 2 * (0..self.h).filter(|&y| self.rule[y * self.w + x]).count() >= self.h)
+            .collect()
+    }
+}
+
+/// Words (column runs) that lie in one box joined: two neighbours with a box's side
+/// left of the first's end and right of the second's start, and none between them (a
+/// wide box leaves a gap between its option's print and a mark near its far side).
+fn within_boxes(words: Vec<(usize, usize)>, sides: &[usize]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(words.len());
+    for (c0, c1) in words {
+        match out.last_mut() {
+            Some(last)
+                if sides.iter().any(|&x| x < last.1)
+                    && sides.iter().any(|&x| x >= c0)
+                    && !sides.iter().any(|&x| (last.1..c0).contains(&x)) =>
+            {
+                last.1 = c1
+            }
+            _ => out.push((c0, c1)),
+        }
+    }
+    out
 }
 
 /// Marks in `rule` the dark pixels of `ink` (`w` x `h`, row by row) that lie on runs
@@ -343,21 +391,28 @@ const PRINTED: [&str; 3] = ["1-0", "1/2-1/2", "0-1"];
 ///
 /// The options are three words in a row, spaced evenly to 30% (by their left ends,
 /// centres or right ends), none over four times as wide as another (a circle round a
-/// narrow `1-0`). Each is
+/// narrow `1-0`); words between them may be passed over (a circle's far arc cut off as a
+/// word of its own). Rows with more options read, then in the printed order, then
+/// more evenly spaced are taken first. Each option is
 /// known by its reading: where two read as distinct results, the third is the one
 /// left; where one reads, the others are taken in the printed order `1-0 ½-½ 0-1` if
 /// the one read stands where that order puts it. (Print in another font or a stacked
 /// `½` can read as anything, and a mark across an option spoils its reading.)
 ///
-/// The ink compared is what `added_ink` finds over each option's slot (its centre,
-/// half the spacing either way) outside the rows of the print of the option with the
-/// least ink (unmarked): a mark reaches past the print, the print does not.
+/// `ink` gives each option's slot (its centre, half the spacing either way) with the
+/// rows of the print of the option with the least ink (unmarked) as the print's. The
+/// option marked is the one whose slot holds [`MARK_RATIO`] times the ink of any other
+/// past those rows (a circle's arcs, a tick's arm: a mark reaches past the print, the
+/// print does not), or, where none does, an option that does not read as its result
+/// and holds [`MARK_RATIO`] times the ink of any other in all (a cross or scribble
+/// across the print, within its rows: print alone reads, and no option's print holds
+/// twice another's ink but a longer one, which reads).
 pub fn marked_in_line(
     words: &[Word],
     scores: &[Option<CellScores>],
     alphabet: &Alphabet,
     floor: f32,
-    added_ink: &dyn Fn(f32, f32, &Word) -> u32,
+    ink: &dyn Fn(f32, f32, &Word) -> SlotInk,
 ) -> Option<MarkedResult> {
     let reads: Vec<Option<&'static str>> = scores
         .iter()
@@ -376,67 +431,100 @@ pub fn marked_in_line(
         .collect();
     let words: Vec<Word> = keep.iter().map(|&i| words[i]).collect();
     let reads: Vec<Option<&str>> = keep.iter().map(|&i| reads[i]).collect();
-    // Each row of three options: (how many read, in the printed order, their results).
-    let mut best: Option<(usize, bool, usize, [&str; 3])> = None;
-    for i in 0..words.len().saturating_sub(2) {
-        let w = &words[i..i + 3];
-        let widths = w.iter().map(|w| w.width() as f32);
-        let (lo, hi) = widths.fold((f32::MAX, 0.0f32), |(a, b), x| (a.min(x), b.max(x)));
-        // Evenly spaced by their left ends, centres or right ends: a tick or circle
-        // widens the option it marks to one side or both.
-        let uneven = |at: &dyn Fn(&Word) -> f32| {
-            let (s1, s2) = (at(&w[1]) - at(&w[0]), at(&w[2]) - at(&w[1]));
-            if s1.min(s2) < lo {
-                return f32::MAX;
+    // The best row of three options: (how many read, in the printed order), how
+    // unevenly spaced, the words, their results.
+    type Row<'a> = ((usize, bool), f32, [usize; 3], [&'a str; 3]);
+    let mut best: Option<Row> = None;
+    let n = words.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let at = [i, j, k];
+                let Some((key, uneven, results)) =
+                    option_row(at.map(|t| &words[t]), at.map(|t| reads[t]))
+                else {
+                    continue;
+                };
+                let better = best
+                    .as_ref()
+                    .is_none_or(|b| key > b.0 || (key == b.0 && uneven < b.1));
+                if better {
+                    best = Some((key, uneven, at, results));
+                }
             }
-            (s1 - s2).abs() / ((s1 + s2) / 2.0)
-        };
-        let spacing = [
-            uneven(&|w| w.x0 as f32),
-            uneven(&|w| w.centre()),
-            uneven(&|w| w.x1 as f32),
-        ];
-        if hi > 4.0 * lo || spacing.iter().all(|&u| u > 0.3) {
-            continue;
-        }
-        let r = &reads[i..i + 3];
-        let known: Vec<&str> = r.iter().flatten().copied().collect();
-        if known.is_empty() || (1..known.len()).any(|k| known[..k].contains(&known[k])) {
-            continue;
-        }
-        let in_order = r.iter().zip(PRINTED).all(|(a, p)| a.is_none_or(|a| a == p));
-        let results = if known.len() >= 2 {
-            let missing = PRINTED.iter().find(|p| !known.contains(p)).copied();
-            let mut out = [""; 3];
-            for (o, a) in out.iter_mut().zip(r) {
-                *o = a.or(missing).unwrap_or("");
-            }
-            out
-        } else if in_order {
-            PRINTED
-        } else {
-            continue;
-        };
-        let key = (known.len(), in_order);
-        if best.is_none_or(|b| key > (b.0, b.1)) {
-            best = Some((known.len(), in_order, i, results));
         }
     }
-    let (_, _, i, results) = best?;
-    let half = (words[i + 2].centre() - words[i].centre()) / 4.0;
-    let print = *words[i..i + 3].iter().min_by_key(|w| w.ink)?;
-    let mut inks: Vec<(u32, &str)> = (0..3)
-        .map(|k| {
-            let c = words[i + k].centre();
-            (added_ink(c - half, c + half, &print), results[k])
-        })
-        .collect();
-    inks.sort_by_key(|k| std::cmp::Reverse(k.0));
-    let ratio = inks[0].0 as f32 / inks[1].0.max(MIN_MARK / 4) as f32;
-    (ratio >= MARK_RATIO && inks[0].0 >= MIN_MARK).then(|| MarkedResult {
-        result: inks[0].1.to_string(),
+    let (_, _, at, results) = best?;
+    let half = (words[at[2]].centre() - words[at[0]].centre()) / 4.0;
+    let print = *at.iter().map(|&t| &words[t]).min_by_key(|w| w.ink)?;
+    let slots = at.map(|t| ink(words[t].centre() - half, words[t].centre() + half, &print));
+    // The slot with the most of `amount`, and how many times the next one's it holds.
+    let top = |amount: fn(&SlotInk) -> u32| {
+        let mut order = [0, 1, 2];
+        order.sort_by_key(|&s| std::cmp::Reverse(amount(&slots[s])));
+        let (a, b) = (amount(&slots[order[0]]), amount(&slots[order[1]]));
+        (order[0], a, b)
+    };
+    let (s, a, b) = top(|s| s.added);
+    let past_print = (a >= MIN_MARK && a as f32 >= MARK_RATIO * b.max(MIN_MARK / 4) as f32)
+        .then(|| (s, a as f32 / b.max(MIN_MARK / 4) as f32));
+    let across_print = || {
+        let (s, a, b) = top(|s| s.all);
+        (reads[at[s]].is_none() && a >= b + MIN_MARK && a as f32 >= MARK_RATIO * b as f32)
+            .then(|| (s, a as f32 / b.max(1) as f32))
+    };
+    let (s, ratio) = past_print.or_else(across_print)?;
+    Some(MarkedResult {
+        result: results[s].to_string(),
         ink_ratio: ratio,
     })
+}
+
+/// Whether three words (left to right) with these readings can be a row of printed
+/// options: (how many read, whether in the printed order), how unevenly they are
+/// spaced (the least of the three ways) and each one's result.
+fn option_row<'a>(
+    w: [&Word; 3],
+    r: [Option<&'a str>; 3],
+) -> Option<((usize, bool), f32, [&'a str; 3])> {
+    let widths = w.iter().map(|w| w.width() as f32);
+    let (lo, hi) = widths.fold((f32::MAX, 0.0f32), |(a, b), x| (a.min(x), b.max(x)));
+    // Evenly spaced by their left ends, centres or right ends: a tick or circle
+    // widens the option it marks to one side or both.
+    let uneven = |at: &dyn Fn(&Word) -> f32| {
+        let (s1, s2) = (at(w[1]) - at(w[0]), at(w[2]) - at(w[1]));
+        if s1.min(s2) < lo {
+            return f32::MAX;
+        }
+        (s1 - s2).abs() / ((s1 + s2) / 2.0)
+    };
+    let spacing = [
+        uneven(&|w| w.x0 as f32),
+        uneven(&|w| w.centre()),
+        uneven(&|w| w.x1 as f32),
+    ];
+    let uneven = spacing.into_iter().fold(f32::MAX, f32::min);
+    if hi > 4.0 * lo || uneven > 0.3 {
+        return None;
+    }
+    let known: Vec<&str> = r.iter().flatten().copied().collect();
+    if known.is_empty() || (1..known.len()).any(|k| known[..k].contains(&known[k])) {
+        return None;
+    }
+    let in_order = r.iter().zip(PRINTED).all(|(a, p)| a.is_none_or(|a| a == p));
+    let results = if known.len() >= 2 {
+        let missing = PRINTED.iter().find(|p| !known.contains(p)).copied();
+        let mut out = [""; 3];
+        for (o, a) in out.iter_mut().zip(r) {
+            *o = a.or(missing).unwrap_or("");
+        }
+        out
+    } else if in_order {
+        PRINTED
+    } else {
+        return None;
+    };
+    Some(((known.len(), in_order), uneven, results))
 }
 
 #[cfg(test)]
@@ -445,14 +533,19 @@ mod tests {
 
     use crate::pipeline::result::test_readings::{alphabet, clean as reading};
 
-    /// The ink of the words whose centres lie in a slot.
-    fn by_word(words: &[Word]) -> impl Fn(f32, f32, &Word) -> u32 + '_ {
+    /// The ink of the words whose centres lie in a slot as the ink past the print, on
+    /// top of 150 px of print in all.
+    fn by_word(words: &[Word]) -> impl Fn(f32, f32, &Word) -> SlotInk + '_ {
         move |a, b, _| {
-            words
+            let added = words
                 .iter()
                 .filter(|w| (a..b).contains(&w.centre()))
                 .map(|w| w.ink)
-                .sum()
+                .sum();
+            SlotInk {
+                added,
+                all: 150 + added,
+            }
         }
     }
 
@@ -507,6 +600,69 @@ mod tests {
         // 130 and 90 px apart): nothing.
         let one = [Some("1-0"), None, None, None];
         assert_eq!(result(&words, &one), None);
+    }
+
+    #[test]
+    fn a_circles_far_arc_cut_off_as_a_word_is_passed_over() {
+        // `1-0` circled, the circle's right arc a narrow word of its own (x 228..245)
+        // between it and `½-½`: the options are the 1st, 3rd and 4th words.
+        let arc = Word {
+            x0: 228,
+            x1: 245,
+            y0: 0,
+            y1: 38,
+            ink: 80,
+        };
+        let words = [word(20, 0), word(150, 120), arc, word(260, 5), word(370, 6)];
+        let texts = [None, Some("b"), Some("e"), Some("½-½"), Some("0-1")];
+        assert_eq!(
+            marked_of(&words, &texts).map(|m| m.result).as_deref(),
+            Some("1-0")
+        );
+    }
+
+    #[test]
+    fn a_cross_across_an_options_print_names_it() {
+        let a = alphabet();
+        let words = [word(20, 0), word(150, 0), word(240, 0), word(330, 0)];
+        // The cross lies within the rows of the print (3 px past them), but it spoils
+        // the option's reading and the slot holds 420 px of ink against 160.
+        let crossed = |all: u32| {
+            move |x0: f32, x1: f32, _: &Word| {
+                if (x0..x1).contains(&185.0) {
+                    SlotInk { added: 3, all }
+                } else {
+                    SlotInk { added: 0, all: 160 }
+                }
+            }
+        };
+        let result = |texts: [Option<&str>; 4], all: u32| {
+            let scores: Vec<Option<CellScores>> =
+                texts.iter().map(|t| t.map(|t| reading(t, &a))).collect();
+            marked_in_line(&words, &scores, &a, 6.0, &crossed(all)).map(|m| m.result)
+        };
+        let spoiled = [None, Some("e4"), Some("½-½"), Some("0-1")];
+        assert_eq!(result(spoiled, 420).as_deref(), Some("1-0"));
+        // Not twice the others' ink: no result.
+        assert_eq!(result(spoiled, 300), None);
+        // An option that reads as itself is print, however much ink (a longer one).
+        assert_eq!(
+            result([None, Some("1-0"), Some("½-½"), Some("0-1")], 420),
+            None
+        );
+    }
+
+    #[test]
+    fn words_in_one_box_are_joined() {
+        // Box sides at 5 and 55, 75 and 100: the print at 10..30 and a mark at 45..60
+        // across the first box's side are one word; the next box's print is another.
+        let words = vec![(10, 30), (45, 60), (80, 95)];
+        assert_eq!(
+            within_boxes(words.clone(), &[5, 55, 75, 100]),
+            [(10, 60), (80, 95)]
+        );
+        // No boxes: words stay as they are.
+        assert_eq!(within_boxes(words.clone(), &[]), words);
     }
 
     #[test]
@@ -600,7 +756,7 @@ mod tests {
             }
             assert!(line.image.get_pixel(100 - line.x0, 99 - line.words[0].y0)[0] > 200);
             let got = marked_in_line(&line.words, &scores, &a, 6.0, &|x0, x1, p| {
-                line.added_ink(x0, x1, p)
+                line.slot_ink(x0, x1, p)
             });
             if circled {
                 assert_eq!(got.map(|m| m.result).as_deref(), Some("1/2-1/2"));
