@@ -279,9 +279,7 @@ impl Band {
         }
         Band { w, h, ink, rule }
     }
-}
 
-impl Band {
     /// The columns of the band that a box's side runs down (taken out as rule over
     /// half the band's height).
     fn sides(&self) -> Vec<usize> {
@@ -466,8 +464,8 @@ pub fn marked_in_line(
         (order[0], a, b)
     };
     let (s, a, b) = top(|s| s.added);
-    let past_print = (a >= MIN_MARK && a as f32 >= MARK_RATIO * b.max(MIN_MARK / 4) as f32)
-        .then(|| (s, a as f32 / b.max(MIN_MARK / 4) as f32));
+    let ratio = a as f32 / b.max(MIN_MARK / 4) as f32;
+    let past_print = (a >= MIN_MARK && ratio >= MARK_RATIO).then_some((s, ratio));
     let across_print = || {
         let (s, a, b) = top(|s| s.all);
         (reads[at[s]].is_none() && a >= b + MIN_MARK && a as f32 >= MARK_RATIO * b as f32)
