@@ -450,3 +450,34 @@ fn a_move_a_later_cell_rules_out_loses_its_mass_and_never_outranks_the_choice() 
         );
     }
 }
+
+#[test]
+fn the_forms_language_decides_only_where_the_hand_does_not() {
+    let sim = clean();
+    let decode = |texts: &[&str], form: Option<Notation>| {
+        let params = DecodeParams {
+            form_notation: form,
+            ..Default::default()
+        };
+        Decoder::new(&model_alphabet(), params).decode(&cells(&sim, texts, 5))
+    };
+    // Knights and pawns only: German and Polish both write `S` for the knight, so
+    // the hand cannot tell them apart and the printed form does.
+    let both = [
+        "e4", "e5", "Sf3", "Sc6", "d4", "exd4", "Sxd4", "Sf6", "", "",
+    ];
+    for form in [Notation::De, Notation::Pl] {
+        let sheet = decode(&both, Some(form));
+        assert_eq!(sheet.notation, form);
+        assert_eq!(
+            sheet.sans(),
+            ["e4", "e5", "Nf3", "Nc6", "d4", "exd4", "Nxd4", "Nf6"]
+        );
+    }
+    // A Russian hand on a form printed in another language stays Russian.
+    let texts = sample_texts();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).chain(["", ""]).collect();
+    for form in [Notation::En, Notation::Pl, Notation::De] {
+        assert_eq!(decode(&refs, Some(form)).notation, Notation::Ru);
+    }
+}

@@ -260,11 +260,19 @@ pub(crate) fn decode(
             (n, trace, vec![(n, score)])
         }
         None => {
+            // The notation the form's headings suggest starts a little ahead.
+            let head_start = |n: Notation| {
+                if params.form_notation == Some(n) {
+                    f64::from(params.form_prior)
+                } else {
+                    0.0
+                }
+            };
             let mut scores: Vec<(Notation, f64)> = Notation::ALL
                 .iter()
                 .map(|&n| {
                     let first = search(n, true, end.min(params.auto_cells), &mut evidence);
-                    (n, first.score)
+                    (n, first.score + head_start(n))
                 })
                 .collect();
             // Notations the opening cells leave in doubt are decoded in full over the
@@ -282,8 +290,11 @@ pub(crate) fn decode(
             let mut best: Option<(usize, Trace)> = None;
             for i in close {
                 let trace = search(scores[i].0, false, end, &mut evidence);
-                scores[i].1 = trace.score;
-                if best.as_ref().is_none_or(|(_, b)| trace.score > b.score) {
+                scores[i].1 = trace.score + head_start(scores[i].0);
+                if best
+                    .as_ref()
+                    .is_none_or(|&(b, _)| scores[i].1 > scores[b].1)
+                {
                     best = Some((i, trace));
                 }
             }

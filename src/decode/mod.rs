@@ -88,6 +88,16 @@ pub struct DecodeParams {
     /// The sheet's notation; `None` detects it (the notation whose best game explains
     /// the sheet best).
     pub notation: Option<Notation>,
+    /// The notation the form's printed headings suggest (`Weiß | Schwarz`: German),
+    /// when `notation` is detected: it starts [`DecodeParams::form_prior`] nats ahead
+    /// of the others. The pipeline fills it in from the page.
+    pub form_notation: Option<Notation>,
+    /// The head start of `form_notation`, in nats: less than one glyph read clearly
+    /// against it costs (4 to 6 nats, see `written_floor`), so that the handwriting
+    /// decides wherever one cell tells the notations apart (a Russian form filled in
+    /// English letters), and the form where nothing does (a German and a Polish sheet
+    /// agree on `S` and `K`; pawn moves read alike in every notation).
+    pub form_prior: f32,
     /// A glyph's log-probability in a frame counts as at least this many nats below
     /// the frame's best (readers are overconfident: one misread glyph must not rule a
     /// move out).
@@ -181,6 +191,8 @@ impl Default for DecodeParams {
             beam_width: DEFAULT_BEAM_WIDTH,
             expand_margin: 10.0,
             notation: None,
+            form_notation: None,
+            form_prior: 3.0,
             read_floor: ctc::DEFAULT_FLOOR,
             skip_penalty: 10.0,
             blank_penalty: 2.0,

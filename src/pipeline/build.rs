@@ -124,6 +124,7 @@ fn page_info(page: &Page, grid: &Grid) -> PageInfo {
         rotated_180: page.rotated_180,
         cells: grid.cells.len(),
         header_rows: Some(grid.header_rows),
+        form_notation: None,
     }
 }
 

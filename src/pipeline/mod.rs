@@ -23,7 +23,7 @@ use crate::decode::{
 };
 use crate::grid::{self, CellBox, Grid, GridError, GridParams};
 use crate::model::{CellModel, CellScores, ModelError};
-use crate::notation::Variant;
+use crate::notation::{Notation, Variant};
 use crate::page::{self, Page, PageError, PageParams};
 use crate::report::SheetReport;
 
@@ -35,6 +35,7 @@ const BLANK_STEPS: usize = 8;
 /// rows of the form's header that a blurred page's ruling reached into).
 mod build;
 mod cells;
+mod heading;
 mod numbers;
 mod reread;
 mod result;
@@ -251,13 +252,15 @@ impl Pipeline {
                 report,
             });
         }
-        let decoder = self.decoder(model, options);
+        let form = self.form_notation(&page, &grid, model)?;
+        let decoder = self.decoder(model, options, form);
         let mut decoded = decoder.decode(&scores);
         let (alphabet, floor) = (model.alphabet(), self.params.decode.read_floor);
         if let Some(cell) = result::result_in_last_move(&decoded, &scores, alphabet, floor) {
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&page, &grid, &decoded);
+        report.page.form_notation = form.map(|n| n.code().to_string());
         self.add_written_result(
             &mut report,
             &decoded,
@@ -310,8 +313,19 @@ impl Pipeline {
         let cells: Vec<Vec<CellScores>> = (0..used[0].max(used[1]))
             .map(|i| scores.iter().filter_map(|s| s.get(i).cloned()).collect())
             .collect();
-        let decoded = self.decoder(model, options).decode_copies(&cells);
+        // The two copies are usually the same form; where their headings name
+        // different notations, neither is taken.
+        let forms = [
+            self.form_notation(&a, &grids[0], model)?,
+            self.form_notation(&b, &grids[1], model)?,
+        ];
+        let form = match forms {
+            [Some(x), Some(y)] if x != y => None,
+            [x, y] => x.or(y),
+        };
+        let decoded = self.decoder(model, options, form).decode_copies(&cells);
         let mut report = build_report(&a, &grids[0], &decoded);
+        report.page.form_notation = form.map(|n| n.code().to_string());
         add_copies(
             &mut report,
             [&a, &b],
@@ -405,13 +419,16 @@ impl Pipeline {
             }
             offset += grid.cells.len();
         }
-        let decoder = self.decoder(model, options);
+        // The first sheet's headings (a continuation sheet is the same form).
+        let form = self.form_notation(&pages[0], &grids[0], model)?;
+        let decoder = self.decoder(model, options, form);
         let mut decoded = decoder.decode(&scores);
         let (alphabet, floor) = (model.alphabet(), self.params.decode.read_floor);
         if let Some(cell) = result::result_in_last_move(&decoded, &scores, alphabet, floor) {
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&pages[0], &all, &decoded);
+        report.page.form_notation = form.map(|n| n.code().to_string());
         add_sheets(&mut report, &pages, &grids);
         // The result options are printed below the last sheet's table.
         let last: Vec<(&Page, &Grid)> = pages.iter().zip(&grids).next_back().into_iter().collect();
@@ -543,9 +560,15 @@ impl Pipeline {
         Ok(known)
     }
 
-    fn decoder(&self, model: &dyn CellModel, options: &SheetOptions) -> Decoder {
+    fn decoder(
+        &self,
+        model: &dyn CellModel,
+        options: &SheetOptions,
+        form: Option<Notation>,
+    ) -> Decoder {
         let mut params = self.params.decode.clone();
         params.locked = options.locked.clone();
+        params.form_notation = form;
         if params.calibration.is_none()
             && let Some(cal) = model.calibration()
         {
@@ -556,6 +579,26 @@ impl Pipeline {
             params.review_below = p;
         }
         Decoder::new(model.alphabet(), params)
+    }
+
+    /// The notation the printed headings of `grid`'s form suggest (see [`heading`]),
+    /// when the notation is to be detected and the form's suggestion weighs.
+    ///
+    /// # Errors
+    /// When the model fails.
+    fn form_notation(
+        &self,
+        page: &Page,
+        grid: &Grid,
+        model: &mut dyn CellModel,
+    ) -> Result<Option<Notation>, SheetError> {
+        if self.params.decode.notation.is_some() || self.params.decode.form_prior <= 0.0 {
+            return Ok(None);
+        }
+        heading::form_notation(page, grid, model).map_err(|source| SheetError::Model {
+            path: source_name(&page.source, page.index),
+            source,
+        })
     }
 
     /// Model scores of the first `used` cells of a page; a cell whose box is in `known`

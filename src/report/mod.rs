@@ -305,6 +305,11 @@ pub struct PageInfo {
     /// keeps this, so that the corrections stay on their cells.
     #[serde(default)]
     pub header_rows: Option<usize>,
+    /// The notation the form's printed column headings suggest (`de` for `Weiß |
+    /// Schwarz`), which the notation's detection weighed; absent when the headings
+    /// name none (none read, a language without a notation of ours, a notation given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form_notation: Option<String>,
 }
 
 /// Counts over the moves.

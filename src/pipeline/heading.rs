@@ -1,0 +1,331 @@
+//! The form's printed column headings -> the notation they suggest: a form printed
+//! `Weiß | Schwarz` is likelier filled in German, `Biały | Czarny` in Polish,
+//! `Белые | Чёрные` in Russian, `White | Black` in English.
+//!
+//! The heading words above the first move row are cut over the first block's two
+//! columns and read with the cell reader. Its alphabet is that of moves (`WHITE`
+//! reads greedily as `WH1T6`, `Schwarz` as `SchWaf2`), so each language's words are
+//! spelt in its glyphs ([`spelling`]) and scored against the crop's frames by the CTC
+//! forward algorithm. A language is named only when its words explain both crops
+//! clearly better than any other language's (French and Spanish forms included, which
+//! name no notation of ours) and not far below the reader's own best reading.
+//! The decoder then gives that notation a small head start
+//! ([`crate::decode::DecodeParams::form_prior`]): the handwriting still decides when
+//! the two disagree (a Russian form filled in English letters).
+//!
+//! Forms generator, seeds 12, 13 and 25 (216 pages in the four languages, 18 French or
+//! Spanish): the thresholds below name 191 right and none wrong; the right language's
+//! words fall 14 to 28 nats short of the best reading over two columns, and another
+//! language came within 5 nats of them on one faint Polish page.
+
+use image::GrayImage;
+use shakmaty::Color;
+
+use crate::grid::{self, CellBox, Grid};
+use crate::model::CellModel;
+use crate::notation::Notation;
+use crate::page::Page;
+use crate::vocab::{Alphabet, CellScores};
+
+/// Nats by which the language named must explain both columns' crops better than
+/// any other language's words.
+const MIN_MARGIN: f32 = 4.0;
+
+/// Nats (per column) the language named may fall short of the reader's own best
+/// reading of a crop: its words must be near what the reader sees, not just less far
+/// than the others' (a move written above the table is no heading). At 12, Polish
+/// headings (26 to 28 nats over two columns) went unnamed.
+const MAX_SHORTFALL: f32 = 16.0;
+
+/// A heading crop with less ink than this (share of dark pixels) is not read.
+const MIN_INK: f32 = 0.01;
+
+/// The printed heading words of each form language (White's column, Black's column),
+/// and the notation players on such a form write in (`None`: a form language we have
+/// no notation for, named so that its words are not taken for another's).
+const LANGUAGES: [(&[&str], &[&str], Option<Notation>); 6] = [
+    (&["White"], &["Black"], Some(Notation::En)),
+    (&["Weiß"], &["Schwarz"], Some(Notation::De)),
+    (
+        &["Białe", "Biały"],
+        &["Czarne", "Czarny"],
+        Some(Notation::Pl),
+    ),
+    (&["Белые"], &["Чёрные", "Черные"], Some(Notation::Ru)),
+    (&["Blancs"], &["Noirs"], None),
+    (&["Blancas"], &["Negras"], None),
+];
+
+/// A printed word in the reader's glyphs: each letter as itself, its look-alike
+/// (`glyph::canonical`) or its capital where the alphabet has it, else the glyph it
+/// is read as (`I` as `1`, `t` as `f`, `ß` as `B`, `ы` as `bl`, `ч` as `4`); a letter
+/// with no such glyph is left out.
+fn spelling(word: &str, alphabet: &Alphabet) -> String {
+    let mut out = String::new();
+    for c in word.chars() {
+        let canon = crate::glyph::canonical(c);
+        // one capital only (`ß` has two: `SS`)
+        let mut capitals = c.to_uppercase();
+        let upper = match (capitals.next(), capitals.next()) {
+            (Some(u), None) => u,
+            _ => c,
+        };
+        if alphabet.class_of(canon).is_some() {
+            out.push(canon);
+        } else if alphabet.class_of(upper).is_some() && upper != 'I' {
+            out.push(crate::glyph::canonical(upper));
+        } else {
+            out.push_str(match c {
+                'I' => "1",
+                't' => "f",
+                'n' => "h",
+                'y' | 'Y' => "j",
+                'z' | 'Z' => "2",
+                'u' | 'U' => "V",
+                'ß' => "B",
+                'ł' => "l",
+                'Ł' => "L",
+                'Б' => "B",
+                'б' => "6",
+                'ы' => "bl",
+                'Ы' => "b1",
+                'ч' | 'Ч' => "4",
+                'ё' => "e",
+                'Ё' => "E",
+                _ => "",
+            });
+        }
+    }
+    out.retain(|c| alphabet.class_of(c).is_some());
+    out
+}
+
+/// Log-probability (nats, relative to the reader's best path) that the cell says
+/// `labels`, by the CTC forward algorithm, each frame's emissions floored at `floor`
+/// nats below its best class as the decoder floors them. Unlike the decoder's scorer
+/// it prunes no class: a printed word is never quite what the reader's alphabet
+/// spells, and every glyph must be allowed to be misread.
+fn text_logp(scores: &CellScores, labels: &[usize], blank: usize, floor: f32) -> f32 {
+    let ext: Vec<usize> = std::iter::once(blank)
+        .chain(labels.iter().flat_map(|&l| [l, blank]))
+        .collect();
+    let (n, steps) = (ext.len(), scores.steps);
+    let lse = |a: f64, b: f64| {
+        if a == f64::NEG_INFINITY {
+            b
+        } else if b == f64::NEG_INFINITY {
+            a
+        } else {
+            a.max(b) + (-(a - b).abs()).exp().ln_1p()
+        }
+    };
+    let mut alpha = vec![f64::NEG_INFINITY; n];
+    let mut best_path = 0.0f64;
+    for t in 0..steps {
+        let row = scores.row(t);
+        let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        best_path += f64::from(max);
+        let emit = |c: usize| f64::from(row[c].max(max - floor));
+        let mut next = vec![f64::NEG_INFINITY; n];
+        for s in 0..n {
+            let mut a = if t == 0 {
+                if s < 2 { 0.0 } else { f64::NEG_INFINITY }
+            } else {
+                alpha[s]
+            };
+            if t > 0 && s >= 1 {
+                a = lse(a, alpha[s - 1]);
+            }
+            if t > 0 && s >= 2 && ext[s] != blank && ext[s] != ext[s - 2] {
+                a = lse(a, alpha[s - 2]);
+            }
+            next[s] = if a == f64::NEG_INFINITY {
+                a
+            } else {
+                a + emit(ext[s])
+            };
+        }
+        alpha = next;
+    }
+    let end = if n >= 2 {
+        lse(alpha[n - 1], alpha[n - 2])
+    } else {
+        alpha[n - 1]
+    };
+    (end - best_path) as f32
+}
+
+/// Each language's best score (relative nats) for one column's crop: its words as
+/// printed and in capitals.
+fn column_scores(scores: &CellScores, alphabet: &Alphabet, white: bool) -> [f32; 6] {
+    let floor = crate::decode::DecodeParams::default().read_floor;
+    let mut out = [f32::NEG_INFINITY; 6];
+    for (k, (w, b, _)) in LANGUAGES.iter().enumerate() {
+        for word in if white { *w } else { *b } {
+            for form in [word.to_string(), word.to_uppercase()] {
+                if let Some(labels) = alphabet.encode(&spelling(&form, alphabet))
+                    && !labels.is_empty()
+                {
+                    out[k] = out[k].max(text_logp(scores, &labels, alphabet.blank(), floor));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The notation the languages' scores over the columns read (summed) name, if one
+/// language is near what the reader sees and clearly nearer than the others.
+fn notation_of(total: [f32; 6], columns: usize) -> Option<Notation> {
+    let mut order: Vec<usize> = (0..6).collect();
+    order.sort_by(|&a, &b| total[b].total_cmp(&total[a]));
+    let (best, next) = (total[order[0]], total[order[1]]);
+    (columns > 0 && best - next >= MIN_MARGIN && best >= -MAX_SHORTFALL * columns as f32)
+        .then_some(LANGUAGES[order[0]].2)
+        .flatten()
+}
+
+/// Where the heading words of the first block's columns stand: the row above the
+/// first move row (above the first of the heading rows dropped, the top one, which
+/// names the columns), as wide as each column. `None` where that row is off the page.
+fn heading_boxes(grid: &Grid, page: &Page) -> Option<[CellBox; 2]> {
+    let up = grid.header_rows.max(1) as f32 * grid.row_pitch;
+    let (pw, ph) = page.image.dimensions();
+    let mut boxes = [CellBox {
+        x: 0,
+        y: 0,
+        w: 0,
+        h: 0,
+    }; 2];
+    for (k, side) in [Color::White, Color::Black].into_iter().enumerate() {
+        let cell = grid
+            .cells
+            .iter()
+            .find(|c| c.block == 0 && c.row == 0 && c.side == side)?;
+        let r = cell.ruled;
+        let top = r.y as f32 - up - 0.15 * r.h as f32;
+        if top < 0.0 {
+            return None;
+        }
+        let x = r.x.saturating_sub(r.w / 25);
+        let h = (r.h as f32 * 1.3).round() as u32;
+        let w = (r.w + r.w / 12).min(pw.saturating_sub(x));
+        let y = top.round() as u32;
+        if w == 0 || y + h > ph {
+            return None;
+        }
+        boxes[k] = CellBox { x, y, w, h };
+    }
+    Some(boxes)
+}
+
+/// A heading crop as the reader wants it: dark words on light paper (a heading
+/// printed white on a dark band turned over); `None` when it holds no words.
+fn prepared(mut crop: GrayImage) -> Option<GrayImage> {
+    let n = crop.pixels().len().max(1) as f32;
+    let mean = crop.pixels().map(|p| f32::from(p.0[0])).sum::<f32>() / n;
+    if mean < 110.0 {
+        image::imageops::invert(&mut crop);
+    }
+    let dark = crop.pixels().filter(|p| p.0[0] < 110).count() as f32 / n;
+    (dark >= MIN_INK).then_some(crop)
+}
+
+/// The notation the form's printed headings suggest (see the module's text).
+///
+/// # Errors
+/// When the model fails.
+pub fn form_notation(
+    page: &Page,
+    grid: &Grid,
+    model: &mut dyn CellModel,
+) -> Result<Option<Notation>, crate::model::ModelError> {
+    let Some(boxes) = heading_boxes(grid, page) else {
+        return Ok(None);
+    };
+    let crops: Vec<Option<GrayImage>> = boxes
+        .iter()
+        .map(|&b| prepared(grid::crop_box(page, b)))
+        .collect();
+    let sent: Vec<GrayImage> = crops.iter().flatten().cloned().collect();
+    if sent.is_empty() {
+        return Ok(None);
+    }
+    let read = model.read(&sent)?;
+    let alphabet = model.alphabet();
+    let mut total = [0.0f32; 6];
+    let mut read = read.iter();
+    let mut columns = 0;
+    for (k, crop) in crops.iter().enumerate() {
+        if crop.is_some()
+            && let Some(s) = read.next()
+        {
+            columns += 1;
+            for (t, c) in total.iter_mut().zip(column_scores(s, alphabet, k == 0)) {
+                *t += c;
+            }
+        }
+    }
+    Ok(notation_of(total, columns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
+    use crate::decode::{CellScorer, Trie};
+    use crate::notation::Rng;
+
+    #[test]
+    fn printed_words_are_spelt_in_the_readers_glyphs() {
+        let a = model_alphabet();
+        assert_eq!(spelling("WHITE", &a), "WH1TE");
+        assert_eq!(spelling("Schwarz", &a), "SchWar2");
+        assert_eq!(spelling("Weiß", &a), "WeiB");
+        assert_eq!(spelling("Białe", &a), "Biale");
+        assert_eq!(spelling("Белые", &a), "BeЛble");
+        assert_eq!(spelling("Чёрные", &a), "4epHble");
+    }
+
+    #[test]
+    fn a_words_score_is_the_decoders_where_the_decoder_can_score_it() {
+        let a = model_alphabet();
+        let sim = Simulator::new(&a, NoiseModel::default(), Mistakes::none());
+        let cell = sim.cell("BLACK", &mut Rng::new(3));
+        let floor = crate::decode::DecodeParams::default().read_floor;
+        let scorer = CellScorer::new(&cell, &a, floor);
+        let mut trie = Trie::default();
+        trie.reset(&scorer);
+        let ours = text_logp(&cell, &a.encode("BLACK").unwrap(), a.blank(), floor);
+        let decoders = scorer.score_text(&mut trie, "BLACK", &a);
+        assert!((ours - decoders).abs() < 1e-3, "{ours} vs {decoders}");
+        // and what the cell does not say scores far lower
+        let other = text_logp(&cell, &a.encode("SchWar2").unwrap(), a.blank(), floor);
+        assert!(other < ours - 10.0, "{other} vs {ours}");
+    }
+
+    #[test]
+    fn the_heading_names_a_notation_only_when_one_language_is_clearly_nearest() {
+        let (en, de, pl, ru, fr, es) = (0, 1, 2, 3, 4, 5);
+        let with = |best: usize, score: f32, rest: f32| {
+            let mut t = [rest; 6];
+            t[best] = score;
+            t
+        };
+        assert_eq!(notation_of(with(en, -18.0, -45.0), 2), Some(Notation::En));
+        assert_eq!(notation_of(with(de, -20.0, -40.0), 2), Some(Notation::De));
+        assert_eq!(notation_of(with(pl, -26.0, -44.0), 2), Some(Notation::Pl));
+        assert_eq!(notation_of(with(ru, -21.0, -38.0), 2), Some(Notation::Ru));
+        // a French or Spanish form names none of our notations
+        assert_eq!(notation_of(with(fr, -33.0, -44.0), 2), None);
+        assert_eq!(notation_of(with(es, -30.0, -44.0), 2), None);
+        // two languages nearly as near: none
+        let mut close = with(de, -20.0, -45.0);
+        close[pl] = -22.0;
+        assert_eq!(notation_of(close, 2), None);
+        // nearest, but far from what the reader sees (no heading words there)
+        assert_eq!(notation_of(with(en, -40.0, -80.0), 2), None);
+        assert_eq!(notation_of(with(en, -20.0, -60.0), 1), None);
+        assert_eq!(notation_of([0.0; 6], 0), None);
+    }
+}
