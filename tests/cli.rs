@@ -1311,6 +1311,8 @@ fn a_game_over_two_sheets_is_read_as_one_game() {
     let report = load();
     let sheets = report["sheets"].as_array().unwrap();
     assert_eq!(sheets.len(), 2);
+    // the first sheet's printed `Weiß | Schwarz` (white on a grey band) names German
+    assert_eq!(report["page"]["form_notation"], "de", "{}", report["page"]);
     assert!(
         sheets[1]["source"]
             .as_str()

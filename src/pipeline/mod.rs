@@ -428,8 +428,8 @@ impl Pipeline {
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&pages[0], &all, &decoded);
-        report.page.form_notation = form.map(|n| n.code().to_string());
         add_sheets(&mut report, &pages, &grids);
+        report.page.form_notation = form.map(|n| n.code().to_string());
         // The result options are printed below the last sheet's table.
         let last: Vec<(&Page, &Grid)> = pages.iter().zip(&grids).next_back().into_iter().collect();
         self.add_written_result(&mut report, &decoded, &[(&all, &scores[..])], &last, model)?;
