@@ -342,6 +342,13 @@ impl CellScorer {
         scorer
     }
 
+    /// The same scorer with no prefix pruned, for strings far below the cell's best
+    /// reading that must still be told apart (a printed word in the reader's glyphs).
+    pub fn unpruned(mut self) -> CellScorer {
+        self.prune = 0.0;
+        self
+    }
+
     /// Whether glyph class `class` has a real chance in some frame of the cell.
     pub fn present(&self, class: u16) -> bool {
         self.present.get(class as usize).copied().unwrap_or(false)

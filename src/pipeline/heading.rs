@@ -21,6 +21,7 @@
 use image::GrayImage;
 use shakmaty::Color;
 
+use crate::decode::{CellScorer, Trie};
 use crate::grid::{self, CellBox, Grid};
 use crate::model::CellModel;
 use crate::notation::Notation;
@@ -103,73 +104,20 @@ fn spelling(word: &str, alphabet: &Alphabet) -> String {
     out
 }
 
-/// Log-probability (nats, relative to the reader's best path) that the cell says
-/// `labels`, by the CTC forward algorithm, each frame's emissions floored at `floor`
-/// nats below its best class as the decoder floors them. Unlike the decoder's scorer
-/// it prunes no class: a printed word is never quite what the reader's alphabet
-/// spells, and every glyph must be allowed to be misread.
-fn text_logp(scores: &CellScores, labels: &[usize], blank: usize, floor: f32) -> f32 {
-    let ext: Vec<usize> = std::iter::once(blank)
-        .chain(labels.iter().flat_map(|&l| [l, blank]))
-        .collect();
-    let (n, steps) = (ext.len(), scores.steps);
-    let lse = |a: f64, b: f64| {
-        if a == f64::NEG_INFINITY {
-            b
-        } else if b == f64::NEG_INFINITY {
-            a
-        } else {
-            a.max(b) + (-(a - b).abs()).exp().ln_1p()
-        }
-    };
-    let mut alpha = vec![f64::NEG_INFINITY; n];
-    let mut best_path = 0.0f64;
-    for t in 0..steps {
-        let row = scores.row(t);
-        let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-        best_path += f64::from(max);
-        let emit = |c: usize| f64::from(row[c].max(max - floor));
-        let mut next = vec![f64::NEG_INFINITY; n];
-        for s in 0..n {
-            let mut a = if t == 0 {
-                if s < 2 { 0.0 } else { f64::NEG_INFINITY }
-            } else {
-                alpha[s]
-            };
-            if t > 0 && s >= 1 {
-                a = lse(a, alpha[s - 1]);
-            }
-            if t > 0 && s >= 2 && ext[s] != blank && ext[s] != ext[s - 2] {
-                a = lse(a, alpha[s - 2]);
-            }
-            next[s] = if a == f64::NEG_INFINITY {
-                a
-            } else {
-                a + emit(ext[s])
-            };
-        }
-        alpha = next;
-    }
-    let end = if n >= 2 {
-        lse(alpha[n - 1], alpha[n - 2])
-    } else {
-        alpha[n - 1]
-    };
-    (end - best_path) as f32
-}
-
-/// Each language's best score (relative nats) for one column's crop: its words as
-/// printed and in capitals.
-fn column_scores(scores: &CellScores, alphabet: &Alphabet, white: bool) -> [f32; 6] {
-    let floor = crate::decode::DecodeParams::default().read_floor;
+/// Each language's best score (nats relative to the reader's best path, the decoder's
+/// CTC scorer with `floor` and nothing pruned: a printed word is never quite what the
+/// alphabet spells) for one column's crop: its words as printed and in capitals.
+fn column_scores(scores: &CellScores, alphabet: &Alphabet, white: bool, floor: f32) -> [f32; 6] {
+    let scorer = CellScorer::new(scores, alphabet, floor).unpruned();
+    let mut trie = Trie::default();
+    trie.reset(&scorer);
     let mut out = [f32::NEG_INFINITY; 6];
     for (k, (w, b, _)) in LANGUAGES.iter().enumerate() {
         for word in if white { *w } else { *b } {
             for form in [word.to_string(), word.to_uppercase()] {
-                if let Some(labels) = alphabet.encode(&spelling(&form, alphabet))
-                    && !labels.is_empty()
-                {
-                    out[k] = out[k].max(text_logp(scores, &labels, alphabet.blank(), floor));
+                let text = spelling(&form, alphabet);
+                if !text.is_empty() {
+                    out[k] = out[k].max(scorer.score_text(&mut trie, &text, alphabet));
                 }
             }
         }
@@ -188,38 +136,22 @@ fn notation_of(total: [f32; 6], columns: usize) -> Option<Notation> {
         .flatten()
 }
 
-/// Where the heading words of the first block's columns stand: the row above the
+/// Where the heading word of the first block's `side` column stands: the row above the
 /// first move row (above the first of the heading rows dropped, the top one, which
-/// names the columns), as wide as each column. `None` where that row is off the page.
-fn heading_boxes(grid: &Grid, page: &Page) -> Option<[CellBox; 2]> {
+/// names the columns), as wide as the column. `None` where that row is off the page.
+fn heading_box(grid: &Grid, page: &Page, side: Color) -> Option<CellBox> {
     let up = grid.header_rows.max(1) as f32 * grid.row_pitch;
     let (pw, ph) = page.image.dimensions();
-    let mut boxes = [CellBox {
-        x: 0,
-        y: 0,
-        w: 0,
-        h: 0,
-    }; 2];
-    for (k, side) in [Color::White, Color::Black].into_iter().enumerate() {
-        let cell = grid
-            .cells
-            .iter()
-            .find(|c| c.block == 0 && c.row == 0 && c.side == side)?;
-        let r = cell.ruled;
-        let top = r.y as f32 - up - 0.15 * r.h as f32;
-        if top < 0.0 {
-            return None;
-        }
-        let x = r.x.saturating_sub(r.w / 25);
-        let h = (r.h as f32 * 1.3).round() as u32;
-        let w = (r.w + r.w / 12).min(pw.saturating_sub(x));
-        let y = top.round() as u32;
-        if w == 0 || y + h > ph {
-            return None;
-        }
-        boxes[k] = CellBox { x, y, w, h };
-    }
-    Some(boxes)
+    let r = grid
+        .cells
+        .iter()
+        .find(|c| c.block == 0 && c.row == 0 && c.side == side)?
+        .ruled;
+    let top = r.y as f32 - up - 0.15 * r.h as f32;
+    let x = r.x.saturating_sub(r.w / 25);
+    let (y, h) = (top.round() as u32, (r.h as f32 * 1.3).round() as u32);
+    let w = (r.w + r.w / 12).min(pw.saturating_sub(x));
+    (top >= 0.0 && w > 0 && y + h <= ph).then_some(CellBox { x, y, w, h })
 }
 
 /// A heading crop as the reader wants it: dark words on light paper, a dark band (a
@@ -249,7 +181,8 @@ fn prepared(mut crop: GrayImage) -> Option<GrayImage> {
     (dark >= MIN_INK).then_some(crop)
 }
 
-/// The notation the form's printed headings suggest (see the module's text).
+/// The notation the form's printed headings suggest (see the module's text); `floor`
+/// as the decoder floors a frame's glyphs.
 ///
 /// # Errors
 /// When the model fails.
@@ -257,41 +190,39 @@ pub fn form_notation(
     page: &Page,
     grid: &Grid,
     model: &mut dyn CellModel,
+    floor: f32,
 ) -> Result<Option<Notation>, crate::model::ModelError> {
-    let Some(boxes) = heading_boxes(grid, page) else {
+    let [Some(white), Some(black)] =
+        [Color::White, Color::Black].map(|c| heading_box(grid, page, c))
+    else {
         return Ok(None);
     };
-    let crops: Vec<Option<GrayImage>> = boxes
-        .iter()
-        .map(|&b| prepared(grid::crop_box(page, b)))
-        .collect();
-    let sent: Vec<GrayImage> = crops.iter().flatten().cloned().collect();
-    if sent.is_empty() {
+    // (White's column?, the crop) for the crops that hold words
+    let (is_white, crops): (Vec<bool>, Vec<GrayImage>) = [(true, white), (false, black)]
+        .into_iter()
+        .filter_map(|(w, b)| prepared(grid::crop_box(page, b)).map(|c| (w, c)))
+        .unzip();
+    if crops.is_empty() {
         return Ok(None);
     }
-    let read = model.read(&sent)?;
-    let alphabet = model.alphabet();
+    let read = model.read(&crops)?;
     let mut total = [0.0f32; 6];
-    let mut read = read.iter();
-    let mut columns = 0;
-    for (k, crop) in crops.iter().enumerate() {
-        if crop.is_some()
-            && let Some(s) = read.next()
+    for (&white, s) in is_white.iter().zip(&read) {
+        for (t, c) in total
+            .iter_mut()
+            .zip(column_scores(s, model.alphabet(), white, floor))
         {
-            columns += 1;
-            for (t, c) in total.iter_mut().zip(column_scores(s, alphabet, k == 0)) {
-                *t += c;
-            }
+            *t += c;
         }
     }
-    Ok(notation_of(total, columns))
+    Ok(notation_of(total, read.len()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::MIN_SCORE;
     use crate::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
-    use crate::decode::{CellScorer, Trie};
     use crate::notation::Rng;
 
     #[test]
@@ -311,15 +242,22 @@ mod tests {
         let sim = Simulator::new(&a, NoiseModel::default(), Mistakes::none());
         let cell = sim.cell("BLACK", &mut Rng::new(3));
         let floor = crate::decode::DecodeParams::default().read_floor;
-        let scorer = CellScorer::new(&cell, &a, floor);
-        let mut trie = Trie::default();
-        trie.reset(&scorer);
-        let ours = text_logp(&cell, &a.encode("BLACK").unwrap(), a.blank(), floor);
-        let decoders = scorer.score_text(&mut trie, "BLACK", &a);
+        let (pruned, unpruned) = (
+            CellScorer::new(&cell, &a, floor),
+            CellScorer::new(&cell, &a, floor).unpruned(),
+        );
+        let (mut trie, mut trie_all) = (Trie::default(), Trie::default());
+        trie.reset(&pruned);
+        trie_all.reset(&unpruned);
+        let ours = unpruned.score_text(&mut trie_all, "BLACK", &a);
+        let decoders = pruned.score_text(&mut trie, "BLACK", &a);
         assert!((ours - decoders).abs() < 1e-3, "{ours} vs {decoders}");
-        // and what the cell does not say scores far lower
-        let other = text_logp(&cell, &a.encode("SchWar2").unwrap(), a.blank(), floor);
+        // and what the cell does not say scores far lower, but is still scored (the
+        // decoder prunes it)
+        let other = unpruned.score_text(&mut trie_all, "SchWar2", &a);
         assert!(other < ours - 10.0, "{other} vs {ours}");
+        assert!(other > MIN_SCORE, "{other}");
+        assert_eq!(pruned.score_text(&mut trie, "SchWar2", &a), MIN_SCORE);
     }
 
     #[test]

@@ -595,9 +595,11 @@ impl Pipeline {
         if self.params.decode.notation.is_some() || self.params.decode.form_prior <= 0.0 {
             return Ok(None);
         }
-        heading::form_notation(page, grid, model).map_err(|source| SheetError::Model {
-            path: source_name(&page.source, page.index),
-            source,
+        heading::form_notation(page, grid, model, self.params.decode.read_floor).map_err(|source| {
+            SheetError::Model {
+                path: source_name(&page.source, page.index),
+                source,
+            }
         })
     }
 

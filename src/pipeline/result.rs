@@ -5,10 +5,11 @@
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
 //! hold at least [`MIN_SHARE`] of the cell's probability mass and no less than the
 //! reader's own best reading, unless that reading is empty (the cells looked at hold
-//! ink, and the reader often takes a small `=` for nothing). Only what the reader's alphabet can spell is looked for: a
-//! draw written `½-½` or `1/2` needs a reader with `½` and `/` (cellreader 2.1.0 on; with
-//! an older one only `=` reads as a draw), and words (`resigns`, `сдался`, `aufgegeben`)
-//! are in no reader's alphabet yet, so a resign cell is not read.
+//! ink, and the reader often takes a small `=` for nothing). Only what the reader's
+//! alphabet can spell is looked for: a draw written `½-½` or `1/2` needs a reader with
+//! `½` and `/` (cellreader 2.1.0 on; with an older one only `=` reads as a draw), and
+//! words (`resigns`, `сдался`, `aufgegeben`) are in no reader's alphabet yet, so a
+//! resign cell is not read.
 
 use crate::decode::{CellScorer, DecodedSheet, Entry, Trie};
 use crate::grid::Grid;
