@@ -39,7 +39,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from .common import FONTS, ROOT, load_split
 from .corpus import written
 from .render import font, font_entries
-from .sheets import RESULT_SPELLINGS, Ink, _plain, val_games
+from .sheets import RESIGN_WORDS, RESULT_SPELLINGS, Ink, _plain, drawable, val_games
 
 PAGE_W, PAGE_H = 1240, 1754
 PRINT_FONTS = ["PlaypenSans-Regular.ttf", "Delius-Regular.ttf", "ComicRelief-Regular.ttf",
@@ -341,7 +341,8 @@ def mark_result(page: Image.Image, boxes: list, result: str, how: str, value: fl
 
 
 def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list[dict], out: Path,
-              stem: str, game=None, hand: dict | None = None, write_result: float = 0.0) -> int:
+              stem: str, game=None, hand: dict | None = None, write_result: float = 0.0,
+              resign: float = 0.0) -> int:
     """One page of family `fam` (its game and hand drawn at random unless given);
     returns the plies written on it. With `write_result`, that share of the pages whose
     whole game fits and ends without mate also shows its result: written in the cell
@@ -379,10 +380,16 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
         how = rng.choice(ways)
         if how == "after":
             i = len(moves)
-            x, y, w, h = boxes[(fam["start"] + i // 2, "white" if i % 2 == 0 else "black")]
+            side = "white" if i % 2 == 0 else "black"
+            x, y, w, h = boxes[(fam["start"] + i // 2, side)]
             wrote = rng.choice(RESULT_SPELLINGS[result])
+            # (`resign` after: without it the pages come out as before.) The side to move
+            # resigns in its own cell.
+            if resign > 0 and result == ("1-0" if side == "black" else "0-1") and rng.random() < resign:
+                wrote = drawable(rng.choice(RESIGN_WORDS[fam["lang"]]), ink.entry)
+                how = "resign"
             ink.write(wrote, (x + 3, y + 3, w - 6, h - 6))
-            how = f"after: {wrote}"
+            how = f"{how}: {wrote}"
         else:
             mark_result(page, tags["result_boxes"], result, how, ink.value, rng)
     img, angle, quad = capture(page, fam, rng)
@@ -578,6 +585,9 @@ def main() -> None:
     ap.add_argument("--write-result", type=float, default=0.0, metavar="P",
                     help="that share of the pages whose game fits shows its result (after the last move, "
                          "or marked on the form's result boxes)")
+    ap.add_argument("--resign", type=float, default=0.0, metavar="P",
+                    help="with --write-result: that share of the results written after the last move whose "
+                         "loser is to move is a resign word in the form's language")
     ap.add_argument("--results", type=Path, metavar="REPORTS",
                     help="with --check: score the results `read -o REPORTS` found against the pages'")
     ap.add_argument("--stem", default="game")
@@ -603,7 +613,8 @@ def main() -> None:
     for name in names:
         for k in range(a.per_family):
             stem = f"form_{name}_{a.seed}_{k:02d}"
-            make_page(name, FAMILIES[name], rng, games, hands, a.out, stem, write_result=a.write_result)
+            make_page(name, FAMILIES[name], rng, games, hands, a.out, stem, write_result=a.write_result,
+                      resign=a.resign)
     print(f"forms: {len(names) * a.per_family} pages of {len(names)} families -> {a.out}")
 
 

@@ -196,9 +196,32 @@ def scan(page: Image.Image, rng: random.Random) -> Image.Image:
 RESULT_SPELLINGS = {"1-0": ["1-0", "1-0", "1:0"], "0-1": ["0-1", "0-1", "0:1"],
                     "1/2-1/2": ["½-½", "1/2", "="]}
 
+# How players write that they resigned, by the form's language. The product does not read
+# them (its reader's alphabet lacks their letters, see docs/measurements.md, stop 39):
+# pages with them measure what it does with such a cell.
+RESIGN_WORDS = {"en": ["resigns", "Resigns", "resigned", "resign"], "de": ["aufgegeben", "aufgegeben", "aufg."],
+                "pl": ["poddał", "poddał", "poddal"], "ru": ["сдался", "сдался", "сдался", "сд."],
+                "fr": ["abandon", "abandonne"], "es": ["abandona", "abandono"]}
+
+
+def drawable(word: str, entry: dict) -> str:
+    """A resign word as the hand can draw it: `ł`, which many Latin files lack (and which
+    has no plain form to fold to), as `l`; other missing letters as `_plain` folds them."""
+    from .render import is_cyrillic
+    if all(is_cyrillic(c) or c == "." for c in word):
+        return word
+    return _plain(word if _has(entry, "ł") else word.replace("ł", "l"), entry["latin"])
+
+
+def _has(entry: dict, c: str) -> bool:
+    """Whether the hand's Latin file draws `c` (not its missing-glyph box)."""
+    f = font(entry["latin"], 32)
+    m, missing = np.asarray(f.getmask(c)), np.asarray(f.getmask("\ue000"))
+    return m.shape != missing.shape or not (m == missing).all()
+
 
 def make_sheet(notation: str, font_path: str | dict, game: chess.pgn.Game, rng: random.Random, stem: str, out: Path,
-               write_result: float = 0.0) -> None:
+               write_result: float = 0.0, resign: float = 0.0) -> None:
     rows = rng.choice(FORMS[notation]["rows"])
     moves = list(game.mainline_moves())
     cap = 2 * rows * 2
@@ -224,8 +247,13 @@ def make_sheet(notation: str, font_path: str | dict, game: chess.pgn.Game, rng: 
     if (write_result > 0 and len(moves) < cap and result in RESULT_SPELLINGS
             and not board.is_checkmate() and rng.random() < write_result):
         i = len(moves)
+        side = "white" if i % 2 == 0 else "black"
         wrote = rng.choice(RESULT_SPELLINGS[result])
-        ink.write(wrote, boxes[(i // 2 + 1, "white" if i % 2 == 0 else "black")])
+        # (`resign` after: without it the sheets come out as before.) The side to move
+        # resigns in its own cell.
+        if resign > 0 and result == ("1-0" if side == "black" else "0-1") and rng.random() < resign:
+            wrote = drawable(rng.choice(RESIGN_WORDS[notation]), ink.entry)
+        ink.write(wrote, boxes[(i // 2 + 1, side)])
     scan(page, rng).save(out / f"{stem}.png", optimize=True)
     g = chess.pgn.Game()
     for k in ("Event", "Site", "Date", "Round", "White", "Black", "Result"):
@@ -254,7 +282,8 @@ def score_results(sheets: Path, reports: Path) -> None:
             continue
         r = json.loads(rep.read_text(encoding="utf-8"))
         ok = r.get("result") == g.headers["Result"]
-        kind = "decisive" if g.headers["Result"] != "1/2-1/2" else f"draw {wrote}"
+        kind = ("resign" if any(wrote in ws for ws in RESIGN_WORDS.values())
+                else "decisive" if g.headers["Result"] != "1/2-1/2" else f"draw {wrote}")
         by_kind.setdefault(kind, []).append(int(ok))
         if not ok:
             print(f"results: {pgn.stem}: wrote {wrote}, read {r.get('result')} "
@@ -273,6 +302,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--write-result", type=float, default=0.0,
                     help="share of sheets whose player writes the result after the last move")
+    ap.add_argument("--resign", type=float, default=0.0,
+                    help="with --write-result: that share of the results whose loser is to move is "
+                         "written as a resign word")
     ap.add_argument("--score", type=Path, metavar="READ_DIR",
                     help="compare the reports `read` wrote in READ_DIR with the sheets in --out")
     a = ap.parse_args()
@@ -294,7 +326,7 @@ def main() -> None:
     for k in range(a.count):
         stem = f"synth_{a.notation}_{a.fonts}_{a.seed}_{k:03d}"
         f = rng.choice(pool)
-        make_sheet(a.notation, f, rng.choice(games), rng, stem, a.out, a.write_result)
+        make_sheet(a.notation, f, rng.choice(games), rng, stem, a.out, a.write_result, a.resign)
         print(f"sheets: {stem} ({f['name'] if isinstance(f, dict) else Path(f).stem})")
 
 
