@@ -1,7 +1,7 @@
 //! Small sheets written by the fake writer -> decoded games: the sample game read
 //! cleanly in its notation, blank cells ending the game (but not an empty row with moves
 //! below it), a locked cell, two copies of one sheet, a cell that no legal move
-//! explains, and a player's slip. Every decoded game must replay legally and survive a
+//! explains (inside the game and after its last move), and a player's slip. Every decoded game must replay legally and survive a
 //! PGN round trip.
 
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
@@ -480,4 +480,44 @@ fn the_forms_language_decides_only_where_the_hand_does_not() {
     for form in [Notation::En, Notation::Pl, Notation::De] {
         assert_eq!(decode(&refs, Some(form)).notation, Notation::Ru);
     }
+}
+
+#[test]
+fn writing_after_the_last_move_that_shows_no_move_ends_the_game() {
+    // After 4.Bxc6 the cell reads `hxc6e` (a word such as `resigns` read in move
+    // glyphs, or a scribble): two glyphs from `bxc6`/`dxc6`. No later cell would confirm
+    // a move put there, so the game ends before it and the cell is left for a human.
+    let sim = clean();
+    let decode = |texts: &[&str], final_skip_penalty: f32| {
+        let decoder = Decoder::new(
+            &model_alphabet(),
+            DecodeParams {
+                notation: Some(Notation::En),
+                final_skip_penalty,
+                ..Default::default()
+            },
+        );
+        decoder.decode(&cells(&sim, texts, 11))
+    };
+    let end = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "", ""];
+    let sheet = decode(&end, DecodeParams::default().final_skip_penalty);
+    let word = sheet.entry_for_cell(7).unwrap();
+    assert_eq!(word.kind, EntryKind::Skipped, "{word:?}");
+    assert!(word.review, "{word:?}");
+    assert_eq!(sheet.moves.len(), 7);
+    assert_eq!(sheet.status, GameStatus::Partial);
+    assert_legal_and_pgn_round_trip(&sheet);
+    // Skipped at the full price of a cell inside the game, it would have been a move.
+    let forced = decode(&end, DecodeParams::default().skip_penalty);
+    assert_eq!(forced.entry_for_cell(7).unwrap().kind, EntryKind::Replaced);
+    // Inside the game (moves follow) the same reading is still a replaced move ...
+    let inside = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "d3", "Bd6", "", ""];
+    let sheet = decode(&inside, DecodeParams::default().final_skip_penalty);
+    assert_eq!(sheet.entry_for_cell(7).unwrap().kind, EntryKind::Replaced);
+    assert_eq!(sheet.moves.len(), 10);
+    // ... and a last move the cell shows is read.
+    let shown = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "", ""];
+    let sheet = decode(&shown, DecodeParams::default().final_skip_penalty);
+    assert_eq!(sheet.entry_for_cell(7).unwrap().san.as_deref(), Some("dxc6"));
+    assert_eq!(sheet.status, GameStatus::Complete);
 }

@@ -106,15 +106,18 @@ impl Search<'_> {
         let width = self.width.max(1);
         let max_escapes = ((width as f32 * self.params.escape_share).ceil() as usize).max(1);
         let mut sets: Vec<Vec<(Move, f32)>> = Vec::new();
+        // The game's last inked cell (see `DecodeParams::final_skip_penalty`).
+        let last_ink = evidence[..end.min(evidence.len())].iter().rposition(|e| !e.blank);
 
         for (i, ev) in evidence.iter_mut().enumerate().take(end) {
             ws.bind(i, ev);
             sets.clear();
             let lock = self.params.locked.get(&i).map(String::as_str);
-            let mut cands = self.expand(&beam, ev, ws, lock, &mut sets);
+            let last = Some(i) == last_ink;
+            let mut cands = self.expand(&beam, ev, ws, lock, last, &mut sets);
             if cands.is_empty() && lock.is_some() {
                 lock_conflicts.push(i);
-                cands = self.expand(&beam, ev, ws, None, &mut sets);
+                cands = self.expand(&beam, ev, ws, None, last, &mut sets);
             }
             self.protect_forks(&mut cands, &beam);
             let (mut cands, protected_tail): (Vec<Cand>, Vec<Cand>) =

@@ -153,6 +153,7 @@ impl Search<'_> {
         ev: &mut Evidence,
         ws: &mut Workspace,
         lock: Option<&str>,
+        last_ink: bool,
         sets: &mut Vec<Vec<(Move, f32)>>,
     ) -> Vec<Cand> {
         let p = self.params;
@@ -330,7 +331,12 @@ impl Search<'_> {
                 sets.push(replaced.clone());
             }
 
-            let skip_score = (any - p.skip_penalty) as f64;
+            let skip_penalty = if last_ink {
+                p.skip_penalty.min(p.final_skip_penalty)
+            } else {
+                p.skip_penalty
+            };
+            let skip_score = (any - skip_penalty) as f64;
             let mut skip = Cand::new(h.score + skip_score, parent, Act::Skip, 0.0);
             if let Some(last) = &h.last {
                 let again = ev.scores(n, last, self.table, ws).plain;

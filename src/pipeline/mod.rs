@@ -703,11 +703,29 @@ impl Pipeline {
             .collect();
         match said.as_slice() {
             [] => {
-                report.result_note = Some(
+                // Writing after the game that is neither a move nor a result: most often
+                // a word (`resigns`, `Mate`), which no reader's alphabet spells yet.
+                let words = copies.iter().find_map(|(grid, scores)| {
+                    let cell = result::inked_after_game(
+                        decoded,
+                        grid,
+                        scores.len(),
+                        self.params.blank_ink,
+                    )?;
+                    let c = grid.cells.get(cell)?;
+                    let side = if c.side == shakmaty::Color::White { "White" } else { "Black" };
+                    Some(format!(
+                        "; the cell after the last move ({}. {side}) holds writing that reads as \
+                         neither a move nor a result (a word such as `resigns`? words are not read): \
+                         see the cell",
+                        c.move_number
+                    ))
+                });
+                report.result_note = Some(format!(
                     "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \
-                     and none of the form's printed results marked"
-                        .into(),
-                )
+                     and none of the form's printed results marked{}",
+                    words.unwrap_or_default()
+                ))
             }
             [first, rest @ ..] if rest.iter().all(|r| r.0 == first.0) => {
                 report.result = first.0.to_string();

@@ -107,6 +107,21 @@ fn last_move_entry(decoded: &DecodedSheet) -> Option<&Entry> {
         .max_by_key(|e| e.cell)
 }
 
+/// The first inked cell among the [`LOOK_AHEAD`] after the decoded game's last move
+/// (of the `read` cells read).
+pub fn inked_after_game(
+    decoded: &DecodedSheet,
+    grid: &Grid,
+    read: usize,
+    blank_ink: f32,
+) -> Option<usize> {
+    let last = last_move_entry(decoded)
+        .and_then(|e| e.cell)
+        .map_or(0, |c| c + 1);
+    (last..(last + LOOK_AHEAD).min(read))
+        .find(|&i| grid.cells.get(i).is_some_and(|c| c.ink >= blank_ink))
+}
+
 /// The result written after the decoded game's last move: the first inked cell among
 /// the [`LOOK_AHEAD`] after it, if it reads as a result; `None` otherwise.
 pub fn written_result(
@@ -117,11 +132,7 @@ pub fn written_result(
     blank_ink: f32,
     floor: f32,
 ) -> Option<WrittenResult> {
-    let last = last_move_entry(decoded)
-        .and_then(|e| e.cell)
-        .map_or(0, |c| c + 1);
-    let cell = (last..(last + LOOK_AHEAD).min(scores.len()))
-        .find(|&i| grid.cells.get(i).is_some_and(|c| c.ink >= blank_ink))?;
+    let cell = inked_after_game(decoded, grid, scores.len(), blank_ink)?;
     let (result, share) = cell_result(&scores[cell], alphabet, floor)?;
     (share >= MIN_SHARE).then_some(WrittenResult {
         result,
