@@ -865,6 +865,58 @@ fn rows_above_a_blurred_table_are_not_read_as_moves() {
 }
 
 #[test]
+fn what_is_written_after_the_last_move_ends_the_game() {
+    // Two synthetic sheets in held-out hands (tests/fixtures/pages/README.md).
+    // German: after 25...g3 White wrote `aufg.` (resigned), read `aWfg`. Before, the
+    // decoder made it a 51st move (26. c4, the cell shows no move); now the cell is
+    // skipped and flagged, the game ends at 25...g3, and the note names the cell.
+    // Polish: `0-1` after 19...Qc1+: the result, and the game is complete (the
+    // result cell skipped made it `partial`).
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let pages = root().join("tests/fixtures/pages");
+    let out = run(bin()
+        .args(["read", "-q", "-o"])
+        .arg(&out_dir)
+        .arg(pages.join("word_after_game_de.jpg"))
+        .arg(pages.join("result_after_game_pl.jpg")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = |stem: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(out_dir.join(format!("{stem}.json"))).unwrap(),
+        )
+        .unwrap()
+    };
+    let de = report("word_after_game_de");
+    let moves = de["moves"].as_array().unwrap();
+    let played: Vec<&serde_json::Value> = moves.iter().filter(|m| m["san"].is_string()).collect();
+    assert_eq!(played.len(), 50, "the game ends at 25...g3");
+    assert_eq!(played[49]["san"], "g3");
+    let word = moves.last().unwrap();
+    assert_eq!(
+        (word["move"].as_u64(), word["side"].as_str()),
+        (Some(26), Some("white"))
+    );
+    assert_eq!(word["state"], "skipped", "{word}");
+    assert_eq!(word["review"], true, "{word}");
+    assert_eq!(de["result"], "*");
+    let note = de["result_note"].as_str().unwrap();
+    assert!(note.contains("(26. White) holds writing"), "{note}");
+
+    let pl = report("result_after_game_pl");
+    assert_eq!(pl["result"], "0-1");
+    assert_eq!(pl["result_from"], "sheet");
+    assert_eq!(pl["status"], "complete");
+    let played = pl["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["san"].is_string())
+        .count();
+    assert_eq!(played, 38);
+}
+
+#[test]
 fn one_scale_for_moves_and_alternatives_and_review_by_budget() {
     // Every sample read with a review budget of 5% of the batch's moves: no
     // alternative above its move, the move and its alternatives sum to at most 1,

@@ -499,7 +499,9 @@ fn writing_after_the_last_move_that_shows_no_move_ends_the_game() {
         );
         decoder.decode(&cells(&sim, texts, 11))
     };
-    let end = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "", ""];
+    let end = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "", "",
+    ];
     let sheet = decode(&end, DecodeParams::default().final_skip_penalty);
     let word = sheet.entry_for_cell(7).unwrap();
     assert_eq!(word.kind, EntryKind::Skipped, "{word:?}");
@@ -511,13 +513,20 @@ fn writing_after_the_last_move_that_shows_no_move_ends_the_game() {
     let forced = decode(&end, DecodeParams::default().skip_penalty);
     assert_eq!(forced.entry_for_cell(7).unwrap().kind, EntryKind::Replaced);
     // Inside the game (moves follow) the same reading is still a replaced move ...
-    let inside = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "d3", "Bd6", "", ""];
+    let inside = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "d3", "Bd6", "", "",
+    ];
     let sheet = decode(&inside, DecodeParams::default().final_skip_penalty);
     assert_eq!(sheet.entry_for_cell(7).unwrap().kind, EntryKind::Replaced);
     assert_eq!(sheet.moves.len(), 10);
     // ... and a last move the cell shows is read.
-    let shown = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "", ""];
+    let shown = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "", "",
+    ];
     let sheet = decode(&shown, DecodeParams::default().final_skip_penalty);
-    assert_eq!(sheet.entry_for_cell(7).unwrap().san.as_deref(), Some("dxc6"));
+    assert_eq!(
+        sheet.entry_for_cell(7).unwrap().san.as_deref(),
+        Some("dxc6")
+    );
     assert_eq!(sheet.status, GameStatus::Complete);
 }
