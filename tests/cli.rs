@@ -721,6 +721,18 @@ fn review_page_in_a_real_browser_saves_a_correction_that_fix_applies() {
         "page errors: {result}"
     );
     assert_eq!(result["selected"]["index"].as_u64(), Some(target as u64));
+    // The page says why the result is `*`, as the report does.
+    if report["result"] == "*" {
+        let want = format!("No result: {}", report["result_note"].as_str().unwrap());
+        assert!(
+            result["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n.as_str() == Some(want.as_str())),
+            "{result}"
+        );
+    }
     assert!(
         result["selected"]["state"]
             .as_str()

@@ -53,6 +53,9 @@ struct SheetData {
     game_from: std::collections::BTreeMap<String, String>,
     /// A disagreement on the result for a human to settle.
     result_review: Option<String>,
+    /// Why the result is `*` (the report's `result_note`): nothing read, or writing
+    /// after the last move that reads as neither a move nor a result.
+    result_note: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -245,6 +248,7 @@ fn sheet_data(sheet: &ReviewSheet) -> SheetData {
             .collect(),
         game_from: r.game.as_ref().map(|g| g.from.clone()).unwrap_or_default(),
         result_review: r.game.as_ref().and_then(|g| g.result_review.clone()),
+        result_note: r.result_note.clone().filter(|_| r.result == "*"),
     }
 }
 
@@ -301,6 +305,8 @@ mod tests {
             source: "a.jpg".into(),
             notation: "ru".into(),
             status: "complete".into(),
+            result: "*".into(),
+            result_note: Some("the cell after the last move (2. White) holds writing".into()),
             moves: vec![MoveReport {
                 ply: Some(1),
                 move_number: 1,
@@ -353,5 +359,10 @@ mod tests {
         // Two positions: before and after 1. e4.
         assert_eq!(v["sheets"][0]["positions"].as_array().unwrap().len(), 2);
         assert_eq!(v["glyphs"]["К"], "K");
+        // Why the result stays `*`, for the reviewer.
+        assert_eq!(
+            v["sheets"][0]["result_note"],
+            "the cell after the last move (2. White) holds writing"
+        );
     }
 }

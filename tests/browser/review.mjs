@@ -6,7 +6,7 @@
 //
 // MOVE is typed into the correction box after pressing `E` (the test picks a legal
 // move). Prints one JSON line: the selected move before the fix, the status message,
-// and the path of the downloaded corrections file.
+// the path of the downloaded corrections file, and the notes under the game's fields.
 import { chromium } from "playwright-core";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -32,6 +32,8 @@ try {
     state: el.className,
     title: document.getElementById("title").textContent,
   }));
+  // The notes under the game's fields (why the result is `*`, a result to check).
+  const notes = await page.$$eval("#game .note", els => els.map(e => e.textContent));
   await page.keyboard.press("e");
   await page.keyboard.type(move);
   await page.keyboard.press("Enter");
@@ -43,7 +45,7 @@ try {
   const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("s")]);
   const saved = path.join(downloads, download.suggestedFilename());
   await download.saveAs(saved);
-  console.log(JSON.stringify({ selected, message, saved, errors }));
+  console.log(JSON.stringify({ selected, message, saved, errors, notes }));
 } finally {
   await browser.close();
 }
