@@ -70,15 +70,8 @@ def val_games(min_moves: int = 12) -> list[chess.pgn.Game]:
 
 def _plain(text: str, font_path: str) -> str:
     """Drops diacritics a font lacks (names are decoration, not data)."""
-    f = font(font_path, 32)
-    missing = np.asarray(f.getmask("\ue000"))
-    out = []
-    for c in text:
-        m = np.asarray(f.getmask(c))
-        if c != " " and m.shape == missing.shape and (m == missing).all():
-            c = unicodedata.normalize("NFKD", c)[0]
-        out.append(c)
-    return "".join(out)
+    return "".join(unicodedata.normalize("NFKD", c)[0] if c != " " and not _has(font_path, c) else c
+                   for c in text)
 
 
 class Ink:
@@ -210,12 +203,12 @@ def drawable(word: str, entry: dict) -> str:
     from .render import is_cyrillic
     if all(is_cyrillic(c) or c == "." for c in word):
         return word
-    return _plain(word if _has(entry, "ł") else word.replace("ł", "l"), entry["latin"])
+    return _plain(word if _has(entry["latin"], "ł") else word.replace("ł", "l"), entry["latin"])
 
 
-def _has(entry: dict, c: str) -> bool:
-    """Whether the hand's Latin file draws `c` (not its missing-glyph box)."""
-    f = font(entry["latin"], 32)
+def _has(font_path: str, c: str) -> bool:
+    """Whether the font file draws `c` (not its missing-glyph box)."""
+    f = font(font_path, 32)
     m, missing = np.asarray(f.getmask(c)), np.asarray(f.getmask("\ue000"))
     return m.shape != missing.shape or not (m == missing).all()
 

@@ -107,9 +107,7 @@ impl Search<'_> {
         let max_escapes = ((width as f32 * self.params.escape_share).ceil() as usize).max(1);
         let mut sets: Vec<Vec<(Move, f32)>> = Vec::new();
         // The game's last inked cell (see `DecodeParams::final_skip_penalty`).
-        let last_ink = evidence[..end.min(evidence.len())]
-            .iter()
-            .rposition(|e| !e.blank);
+        let last_ink = evidence.iter().take(end).rposition(|e| !e.blank);
 
         for (i, ev) in evidence.iter_mut().enumerate().take(end) {
             ws.bind(i, ev);

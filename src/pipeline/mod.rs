@@ -733,27 +733,18 @@ impl Pipeline {
                 report.result_cell = said.iter().find_map(|r| r.1);
                 // A result written after the last move ends the game: it is complete
                 // when nothing but the result is written after its last move.
-                if let Some(cell) = report.result_cell {
-                    let last = decoded
-                        .entries
-                        .iter()
-                        .filter(|e| e.ply.is_some())
-                        .filter_map(|e| e.cell)
-                        .max();
-                    let more = copies.iter().any(|(grid, scores)| {
-                        grid.cells
-                            .iter()
-                            .enumerate()
-                            .take(scores.len())
-                            .any(|(i, c)| {
-                                last.is_none_or(|l| i > l)
-                                    && i != cell
-                                    && c.ink >= self.params.blank_ink
-                            })
-                    });
-                    if !more {
-                        report.status = "complete".into();
-                    }
+                if let Some(cell) = report.result_cell
+                    && copies.iter().all(|(grid, scores)| {
+                        result::alone_after_game(
+                            decoded,
+                            grid,
+                            scores.len(),
+                            cell,
+                            self.params.blank_ink,
+                        )
+                    })
+                {
+                    report.status = "complete".into();
                 }
                 if report.result_cell.is_none() {
                     report.result_note =

@@ -122,6 +122,27 @@ pub fn inked_after_game(
         .find(|&i| grid.cells.get(i).is_some_and(|c| c.ink >= blank_ink))
 }
 
+/// Whether `cell` is the only inked cell (of the `read` cells read) after the decoded
+/// game's last move.
+pub fn alone_after_game(
+    decoded: &DecodedSheet,
+    grid: &Grid,
+    read: usize,
+    cell: usize,
+    blank_ink: f32,
+) -> bool {
+    let after = last_move_entry(decoded)
+        .and_then(|e| e.cell)
+        .map_or(0, |c| c + 1);
+    !grid
+        .cells
+        .iter()
+        .enumerate()
+        .take(read)
+        .skip(after)
+        .any(|(i, c)| i != cell && c.ink >= blank_ink)
+}
+
 /// The result written after the decoded game's last move: the first inked cell among
 /// the [`LOOK_AHEAD`] after it, if it reads as a result; `None` otherwise.
 pub fn written_result(
