@@ -5,7 +5,8 @@
 //! The reader cannot tell a Cyrillic `С` from a Latin `C` on paper, so the model's
 //! alphabet holds one class per *glyph*, and every string that is scored against a
 //! cell (written forms of moves, user corrections, labels) goes through [`canonical`]
-//! first. Cyrillic letters without a Latin look-alike (`Ф`, `Л`) stay Cyrillic.
+//! first. Cyrillic letters without a Latin look-alike (`Ф`, `Л`) stay Cyrillic; so do
+//! `д` and `я`, which only the resign word `сдался` needs (cellreader 2.2.0 on).
 
 /// The glyph class of one character: Cyrillic look-alikes become their Latin twin,
 /// the letter `O` in castling stays `O` (the zero `0` is a separate glyph).
@@ -26,7 +27,11 @@ pub fn canonical(c: char) -> char {
         'В' => 'B',
         'Н' => 'H',
         'О' => 'O',
-        'о' => 'o',
+        // a lowercase o or s (in the resign words) is its capital's glyph class
+        'о' | 'o' => 'O',
+        's' => 'S',
+        // `ł` (Polish `poddał`) is read as the `l` it is drawn from
+        'ł' => 'l',
         'Т' => 'T',
         'М' => 'M',
         'л' => 'Л',
@@ -59,6 +64,9 @@ mod tests {
             ("ехd5", "exd5"),
             ("exd6 e.p.", "exd6e.p."),
             ("Нf3", "Hf3"),
+            ("resigns", "reSignS"),
+            ("poddał", "pOddal"),
+            ("сдался", "cдaЛcя"),
         ];
         for (input, want) in cases {
             assert_eq!(canonical_str(input), want, "input {input}");

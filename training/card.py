@@ -72,7 +72,7 @@ def _architecture(m: dict) -> list[str]:
         "  (`training/pretrained.py`).",
         *([f"- Trained on from {m['continued_from']}'s weights, read back from its exported ONNX file"
            " (`train --arch onnx:PATH`;",
-           "  batch norms folded there stay folded); glyphs it lacked start from PP-OCRv6's rows for them."]
+           "  batch norms folded there stay folded); glyphs it lacked start from PP-OCRv6's rows for them (д and я, which it has not, from a fresh row)."]
           if m.get("continued_from") else []),
     ]
 
@@ -113,7 +113,10 @@ def write_card(man: dict) -> None:
         f"  pasted at x=0 on a {inp['pad_value']}-filled canvas, x = (p/255 - {inp['mean']}) / {inp['std']}.",
         f"- Output `{out['name']}` [N, {out['steps']}, {len(man['alphabet'])}] log-softmax; class 0 is the CTC blank.",
         "- Glyph classes: Cyrillic look-alikes share the Latin class (`src/glyph.rs`); `Ф` and `Л` are their own;"
-        " `½` and `/` (a draw written after the last move) since 2.1.0.",
+        " `½` and `/` (a draw written after the last move) since 2.1.0;"
+        + (" `n`, `u`, `д`, `я` since 2.2.0 (with the glyphs before them they spell the resign words"
+           " `resigns`, `aufgegeben`, `poddał`, `сдался` ...; a lowercase `s` or `o` is its capital's class,"
+           " `ł` is `l`'s)." if "я" in man["alphabet"] else ""),
         *([f"- Second look (manifest `second_look`): a cell whose greedy path has probability below"
            f" {man['second_look']['below']} is read again moved {', '.join(f'{d:+d}' for d in man['second_look']['shifts'])}"
            " rows,",
@@ -136,7 +139,9 @@ def write_card(man: dict) -> None:
         "  where a hand lacks them), and a share drawn with a pen along the Hershey stroke faces",
         "  (`training/strokes.py`, PyPI `Hershey-Fonts` 2.1.0, MIT: print, italic and joined script",
         "  faces, Cyrillic piece letters from its Cyrillic face; wobble, slant, pressure), and a share",
-        "  holding a result as written after the last move (`1-0`, `0:1`, `½-½`, `1/2` ...); heavily augmented.",
+        "  holding a result as written after the last move (`1-0`, `0:1`, `½-½`, `1/2` ...)"
+        + ("; 1.5% holding a resign word\n  (`training/common.py` `RESIGN_WORDS`: `resigns`, `aufg.`, `poddał`, `сдался`,"
+           " `abandon` ...) drawn as\n  written, lowercase," if "я" in man["alphabet"] else "") + "; heavily augmented.",
         f"- Text: {tr.get('corpus_source', 'the python-chess stand-in of `training/corpus.py`')}"
         " (the Rust `corpus` example replaces it when the crate has one).",
         "- Every batch: 35% real cells, 65% synthetic (45% / 55% in the later stages); 30% of the",
@@ -189,7 +194,7 @@ def write_card(man: dict) -> None:
         "```",
         "python -m venv .venv && .venv/bin/pip install -r training/requirements.txt",
         "python -m training.run        # seeded; split, corpus, cells, render, train, evaluate, export, calibrate",
-        "                              # ~10 min data + about 3.5 h training (10,500 steps) on 2 idle cores",
+        "                              # ~10 min data + about 3.5 h training (13,500 steps) on 2 idle cores",
         "```",
         "",
         f"Last run: data {tr.get('data_s', '?')} s, training {tr.get('train_s', '?')} s on 2 CPU cores: "

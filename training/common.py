@@ -33,11 +33,14 @@ MODELS = ROOT / "models"
 SPLIT_FILE = ROOT / "training" / "split.json"
 
 MODEL_NAME = "cellreader"
-MODEL_VERSION = "2.1.0"
+MODEL_VERSION = "2.2.0"
 
 # Class order; index 0 is the CTC blank. Never reorder: the manifest carries it.
+# `n`, `u`, `д`, `я` (2.2.0) spell, with the glyphs before them, the words a player writes
+# after the last move to say who resigned (`RESIGN_WORDS`); a lowercase `s` or `o` is
+# its capital's glyph class and `ł` is `l`'s.
 ALPHABET = ["<blank>"] + list("abcdefghijlprx") + list("0123456789") + list(
-    "ABCDEFGHKLMNOPQRSTVWX") + ["Ф", "Л"] + list(":-=+#().!?") + ["½", "/"]
+    "ABCDEFGHKLMNOPQRSTVWX") + ["Ф", "Л"] + list(":-=+#().!?") + ["½", "/"] + ["n", "u", "д", "я"]
 BLANK = 0
 CLASS = {c: i for i, c in enumerate(ALPHABET) if i != BLANK}
 
@@ -57,9 +60,17 @@ SECOND_LOOK = {"below": 0.8, "shifts": [-1, 1]}
 
 _CANON = {
     "К": "K", "к": "K", "р": "p", "Р": "P", "С": "C", "с": "c", "е": "e", "Е": "E",
-    "а": "a", "А": "A", "х": "x", "Х": "x", "В": "B", "Н": "H", "О": "O", "о": "o",
-    "Т": "T", "М": "M", "л": "Л", "ф": "Ф",
+    "а": "a", "А": "A", "х": "x", "Х": "x", "В": "B", "Н": "H", "О": "O",
+    "Т": "T", "М": "M", "л": "Л", "ф": "Ф", "о": "O", "o": "O", "s": "S", "ł": "l",
 }
+
+# Words written after the last move for a resignation, by language (the loser writes
+# them in his own cell, or the arbiter after the last move): drawn by `sheets.py` and
+# `forms.py --resign`, and a share of the reader's training cells. The reader's glyphs
+# spell them (`canonical`); `src/pipeline/result.rs` looks for the same words.
+RESIGN_WORDS = {"en": ["resigns", "Resigns", "resigned", "resign"], "de": ["aufgegeben", "aufgegeben", "aufg."],
+                "pl": ["poddał", "poddał", "poddal"], "ru": ["сдался", "сдался", "сдался", "сд."],
+                "fr": ["abandon", "abandonne"], "es": ["abandona", "abandono"]}
 
 
 def canonical(text: str) -> str:

@@ -36,10 +36,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from .common import FONTS, ROOT, load_split
+from .common import FONTS, RESIGN_WORDS, ROOT, load_split
 from .corpus import written
 from .render import font, font_entries
-from .sheets import RESIGN_WORDS, RESULT_SPELLINGS, Ink, _plain, drawable, val_games
+from .sheets import RESULT_SPELLINGS, Ink, _plain, drawable, val_games
 
 PAGE_W, PAGE_H = 1240, 1754
 PRINT_FONTS = ["PlaypenSans-Regular.ttf", "Delius-Regular.ttf", "ComicRelief-Regular.ttf",

