@@ -526,7 +526,8 @@ fn fix_rereads_the_sheet_as_it_was_read() {
     // The report records how the sheet was read; `fix` re-reads it the same way and
     // keeps the record. A threshold given by hand shows it: after the fix, moves are
     // flagged below 0.99, not below the model's calibrated threshold (0.92 for
-    // cellreader 2.0.0 and 2.1.0; the band checked, 0.975 to 0.99, lies above any it has had).
+    // cellreader 2.0.0 and 2.1.0, 0.93 for 2.2.0; the band checked, 0.95 to 0.99, lies
+    // above any it has had).
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = run(bin()
@@ -565,11 +566,11 @@ fn fix_rereads_the_sheet_as_it_was_read() {
     let between = moves
         .iter()
         .filter(plain)
-        .filter(|m| (0.975..0.99).contains(&m["confidence"].as_f64().unwrap()))
+        .filter(|m| (0.95..0.99).contains(&m["confidence"].as_f64().unwrap()))
         .count();
     assert!(
         between > 0,
-        "no move between 0.975 and 0.99: the check cannot tell"
+        "no move between 0.95 and 0.99: the check cannot tell"
     );
     for m in moves.iter().filter(plain) {
         let c = m["confidence"].as_f64().unwrap();
@@ -879,9 +880,10 @@ fn rows_above_a_blurred_table_are_not_read_as_moves() {
 #[test]
 fn what_is_written_after_the_last_move_ends_the_game() {
     // Two synthetic sheets in held-out hands (tests/fixtures/pages/README.md).
-    // German: after 25...g3 White wrote `aufg.` (resigned), read `aWfg`. Before, the
-    // decoder made it a 51st move (26. c4, the cell shows no move); now the cell is
-    // skipped and flagged, the game ends at 25...g3, and the note names the cell.
+    // German: after 25...g3 White wrote `aufg.` (resigned). cellreader 2.1.0 read it
+    // `aWfg` and the decoder once made it a 51st move (26. c4, the cell shows no move);
+    // the cell is skipped, the game ends at 25...g3, and the reader that spells the
+    // resign words (2.2.0) reads `aufg.`: White, to move, resigned, 0-1, complete.
     // Polish: `0-1` after 19...Qc1+: the result, and the game is complete (the
     // result cell skipped made it `partial`).
     let dir = tempfile::tempdir().unwrap();
@@ -910,10 +912,10 @@ fn what_is_written_after_the_last_move_ends_the_game() {
         (Some(26), Some("white"))
     );
     assert_eq!(word["state"], "skipped", "{word}");
-    assert_eq!(word["review"], true, "{word}");
-    assert_eq!(de["result"], "*");
-    let note = de["result_note"].as_str().unwrap();
-    assert!(note.contains("(26. White) holds writing"), "{note}");
+    assert_eq!(de["result"], "0-1", "{}", de["result_note"]);
+    assert_eq!(de["result_from"], "sheet");
+    assert_eq!(de["result_cell"].as_u64(), Some(50));
+    assert_eq!(de["status"], "complete");
 
     let pl = report("result_after_game_pl");
     assert_eq!(pl["result"], "0-1");
