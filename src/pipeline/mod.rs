@@ -722,21 +722,22 @@ impl Pipeline {
                         self.params.blank_ink,
                     )?;
                     let c = grid.cells.get(cell)?;
-                    let side = if c.side == shakmaty::Color::White { "White" } else { "Black" };
-                    Some(if words_read {
-                        format!(
-                            "; the cell after the last move ({}. {side}) holds writing that reads \
-                             as neither a move, a result nor a resign word: see the cell",
-                            c.move_number
-                        )
+                    let side = if c.side == shakmaty::Color::White {
+                        "White"
                     } else {
-                        format!(
-                            "; the cell after the last move ({}. {side}) holds writing that reads \
-                             as neither a move nor a result (a word such as `resigns`? this reader \
-                             does not spell words): see the cell",
-                            c.move_number
-                        )
-                    })
+                        "Black"
+                    };
+                    let what = if words_read {
+                        "neither a move, a result nor a resign word"
+                    } else {
+                        "neither a move nor a result (a word such as `resigns`? this reader does \
+                         not spell words)"
+                    };
+                    Some(format!(
+                        "; the cell after the last move ({}. {side}) holds writing that reads as \
+                         {what}: see the cell",
+                        c.move_number
+                    ))
                 });
                 report.result_note = Some(format!(
                     "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \

@@ -93,9 +93,9 @@ const WORD_MIN_SHARE: f32 = 0.01;
 
 /// Whether the reader's alphabet spells the resign words (cellreader 2.2.0 on).
 pub fn reads_words(alphabet: &Alphabet) -> bool {
-    "reSignaufdлдя"
-        .chars()
-        .all(|c| alphabet.class_of(c).is_some())
+    RESIGN_WORDS
+        .iter()
+        .all(|w| w.chars().all(|c| alphabet.class_of(c).is_some()))
 }
 
 /// A result read from a sheet cell.
@@ -151,7 +151,11 @@ fn best_share(
     shares
         .into_iter()
         .filter(|(r, share)| {
-            let slack = if *r == RESIGNED { (-WORD_SLACK).exp() } else { 1.0 };
+            let slack = if *r == RESIGNED {
+                (-WORD_SLACK).exp()
+            } else {
+                1.0
+            };
             *share + 1e-6 >= own * slack
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -317,13 +321,21 @@ mod tests {
     fn resign_words_are_read_where_the_alphabet_spells_them() {
         // A reader with the words' glyphs (2.2.0 on) reads a resign word after the last
         // move; results on the form's options (`cell_result`) never count words.
-        let words: Vec<char> = "_abcdefghilpr0123456789-:=+NBRQKOS½nuдяЛ."
+        let words: Vec<char> = "_abcdefghilpr0123456789-:=+ANBRQKOS½nuдяЛ."
             .chars()
             .collect();
         let a = Alphabet::new(words, 0);
         assert!(reads_words(&a));
         assert!(!reads_words(&alphabet()));
-        for word in ["resigns", "Resign", "aufgegeben", "aufg.", "poddał", "сдался", "сд."] {
+        for word in [
+            "resigns",
+            "Resign",
+            "aufgegeben",
+            "aufg.",
+            "poddał",
+            "сдался",
+            "сд.",
+        ] {
             let (r, share) = best_share(&cell(word, &a), &a, 6.0, true).unwrap();
             assert_eq!(r, RESIGNED, "{word}");
             assert!(share > 0.9, "{word}: {share}");
