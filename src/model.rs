@@ -31,6 +31,17 @@ pub trait CellModel {
     /// When the runtime fails on the batch.
     fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError>;
 
+    /// As [`CellModel::read`], but each crop is read once: no second look at the ones
+    /// the reader is unsure of. For crops that are not move cells (printed numbers,
+    /// headings, the words under the table), whose readings only vote, and which the
+    /// reader is unsure of nearly always. The same as `read` by default.
+    ///
+    /// # Errors
+    /// When the runtime fails on the batch.
+    fn read_once(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+        self.read(cells)
+    }
+
     /// How the decoder's confidences map to probabilities with this reader (from its
     /// manifest); none by default.
     fn calibration(&self) -> Option<&crate::vocab::Calibration> {

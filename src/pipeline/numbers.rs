@@ -204,7 +204,7 @@ pub fn anchor(
         return Ok(None);
     }
     let crops: Vec<GrayImage> = wanted.iter().map(|&(_, _, b)| crop_box(page, b)).collect();
-    let scores = model.read(&crops)?;
+    let scores = model.read_once(&crops)?;
     let alphabet = model.alphabet();
     let reads: Vec<(usize, usize, u32)> = wanted
         .iter()

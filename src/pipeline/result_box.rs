@@ -146,7 +146,7 @@ pub fn marked_result(
     if crops.is_empty() {
         return Ok(None);
     }
-    let mut read = model.read(&crops)?.into_iter();
+    let mut read = model.read_once(&crops)?.into_iter();
     let alphabet = model.alphabet();
     Ok(lines.iter().find_map(|line| {
         let scores: Vec<Option<CellScores>> = line
