@@ -931,6 +931,36 @@ fn what_is_written_after_the_last_move_ends_the_game() {
 }
 
 #[test]
+fn a_small_draw_sign_after_the_last_move_is_looked_at_closer() {
+    // A form in a training hand (tests/fixtures/pages/README.md): 47 moves, then a
+    // lone `=` a few pixels high in White's 48th cell. The reader takes the cell, cut
+    // for a move, for empty; cut closer around its ink it reads `=`: a draw, complete.
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let page = root().join("tests/fixtures/pages/small_draw_sign_after_game.jpg");
+    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&page));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out_dir.join("small_draw_sign_after_game.json")).unwrap(),
+    )
+    .unwrap();
+    let played = report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["san"].is_string())
+        .count();
+    assert_eq!(played, 94);
+    assert_eq!(report["result"], "1/2-1/2", "{}", report["result_note"]);
+    assert_eq!(report["result_from"], "sheet");
+    assert_eq!(report["result_cell"].as_u64(), Some(94));
+    assert_eq!(report["status"], "complete");
+    let pgn = std::fs::read_to_string(out_dir.join("small_draw_sign_after_game.pgn")).unwrap();
+    assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1/2-1/2"), "{pgn}");
+}
+
+#[test]
 fn one_scale_for_moves_and_alternatives_and_review_by_budget() {
     // Every sample read with a review budget of 5% of the batch's moves: no
     // alternative above its move, the move and its alternatives sum to at most 1,

@@ -35,6 +35,7 @@ const BLANK_STEPS: usize = 8;
 /// rows of the form's header that a blurred page's ruling reached into).
 mod build;
 mod cells;
+mod closeup;
 mod heading;
 mod numbers;
 mod reread;
@@ -175,6 +176,35 @@ pub struct SheetRead {
     pub report: SheetReport,
 }
 
+/// One copy of a game's cells as read, for the result written after its last move:
+/// the cells (of all its sheets, in order), their scores, and the sheets they lie on.
+struct ReadCopy<'a> {
+    grid: &'a Grid,
+    scores: &'a [CellScores],
+    sheets: Vec<(&'a Page, &'a Grid)>,
+}
+
+impl<'a> ReadCopy<'a> {
+    fn new(grid: &'a Grid, scores: &'a [CellScores], sheets: Vec<(&'a Page, &'a Grid)>) -> Self {
+        Self {
+            grid,
+            scores,
+            sheets,
+        }
+    }
+
+    /// Cell `i`'s page and picture.
+    fn crop(&self, mut i: usize) -> Option<(&'a Page, GrayImage)> {
+        for &(page, grid) in &self.sheets {
+            match grid.cells.get(i) {
+                Some(cell) => return Some((page, grid::crop(page, cell))),
+                None => i -= grid.cells.len(),
+            }
+        }
+        None
+    }
+}
+
 /// Everything learnt from the two copies of one game.
 pub struct PairRead {
     pub pages: [Page; 2],
@@ -264,7 +294,7 @@ impl Pipeline {
         self.add_written_result(
             &mut report,
             &decoded,
-            &[(&grid, &scores[..])],
+            &[ReadCopy::new(&grid, &scores, vec![(&page, &grid)])],
             &[(&page, &grid)],
             model,
         )?;
@@ -337,7 +367,10 @@ impl Pipeline {
         self.add_written_result(
             &mut report,
             &decoded,
-            &[(&grids[0], &scores[0][..]), (&grids[1], &scores[1][..])],
+            &[
+                ReadCopy::new(&grids[0], &scores[0], vec![(&a, &grids[0])]),
+                ReadCopy::new(&grids[1], &scores[1], vec![(&b, &grids[1])]),
+            ],
             &[(&a, &grids[0]), (&b, &grids[1])],
             model,
         )?;
@@ -432,7 +465,8 @@ impl Pipeline {
         report.page.form_notation = form.map(|n| n.code().to_string());
         // The result options are printed below the last sheet's table.
         let last: Vec<(&Page, &Grid)> = pages.iter().zip(&grids).next_back().into_iter().collect();
-        self.add_written_result(&mut report, &decoded, &[(&all, &scores[..])], &last, model)?;
+        let copy = ReadCopy::new(&all, &scores, pages.iter().zip(&grids).collect());
+        self.add_written_result(&mut report, &decoded, &[copy], &last, model)?;
         Ok(GameRead {
             pages,
             grids,
@@ -657,7 +691,7 @@ impl Pipeline {
         &self,
         report: &mut SheetReport,
         decoded: &DecodedSheet,
-        copies: &[(&Grid, &[CellScores])],
+        copies: &[ReadCopy<'_>],
         forms: &[(&Page, &Grid)],
         model: &mut dyn CellModel,
     ) -> Result<(), SheetError> {
@@ -677,20 +711,53 @@ impl Pipeline {
                 marked.extend(m);
             }
         }
+        let mut found: Vec<result::WrittenResult> = Vec::new();
+        for copy in copies {
+            let Some(cell) = result::inked_after_game(
+                decoded,
+                copy.grid,
+                copy.scores.len(),
+                self.params.blank_ink,
+            ) else {
+                continue;
+            };
+            let alphabet = model.alphabet();
+            let scores = &copy.scores[cell];
+            if let Some(r) = result::result_in_cell(decoded, cell, scores, alphabet, floor) {
+                found.push(r);
+                continue;
+            }
+            // Ink the reader reads as nothing: small writing (a lone `=`), looked at
+            // closer (read once: the second look's shift by a row of the page is a
+            // large step in a close-up a dozen rows high).
+            if !alphabet.greedy(scores).is_empty() {
+                continue;
+            }
+            let Some((page, image)) = copy
+                .crop(cell)
+                .and_then(|(page, img)| closeup::closeup(&img).map(|c| (page, c)))
+            else {
+                continue;
+            };
+            let closer = model
+                .read_once(std::slice::from_ref(&image))
+                .map_err(|source| SheetError::Model {
+                    path: source_name(&page.source, page.index),
+                    source,
+                })?;
+            // Only what the reader reads there counts: a speck still read as nothing
+            // is not given the benefit of the doubt a second time (two HCS pages read
+            // a smudge and a neighbour's descenders as `=` that way).
+            let alphabet = model.alphabet();
+            if let Some(r) = closer
+                .first()
+                .filter(|s| !alphabet.greedy(s).is_empty())
+                .and_then(|s| result::result_in_cell(decoded, cell, s, alphabet, floor))
+            {
+                found.push(r);
+            }
+        }
         let alphabet = model.alphabet();
-        let found: Vec<result::WrittenResult> = copies
-            .iter()
-            .filter_map(|(grid, scores)| {
-                result::written_result(
-                    decoded,
-                    grid,
-                    scores,
-                    alphabet,
-                    self.params.blank_ink,
-                    floor,
-                )
-            })
-            .collect();
         // Each result the sheet gives, and where.
         let said: Vec<(&str, Option<usize>, &str)> = found
             .iter()
@@ -714,7 +781,7 @@ impl Pipeline {
                 // a word (`resigns`, `Mate`); a reader without the resign words' letters
                 // does not spell them.
                 let words_read = result::reads_words(alphabet);
-                let words = copies.iter().find_map(|(grid, scores)| {
+                let words = copies.iter().find_map(|ReadCopy { grid, scores, .. }| {
                     let cell = result::inked_after_game(
                         decoded,
                         grid,
@@ -752,7 +819,7 @@ impl Pipeline {
                 // A result written after the last move ends the game: it is complete
                 // when nothing but the result is written after its last move.
                 if let Some(cell) = report.result_cell
-                    && copies.iter().all(|(grid, scores)| {
+                    && copies.iter().all(|ReadCopy { grid, scores, .. }| {
                         result::alone_after_game(
                             decoded,
                             grid,

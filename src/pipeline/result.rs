@@ -6,7 +6,9 @@
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
 //! hold at least [`MIN_SHARE`] of the cell's probability mass and no less than the
 //! reader's own best reading, unless that reading is empty (the cells looked at hold
-//! ink, and the reader often takes a small `=` for nothing). Only what the reader's
+//! ink, and the reader often takes a small `=` for nothing; when no result is read and
+//! the reader sees nothing at all there, the pipeline reads the cell's ink again cut
+//! out closer: `closeup.rs`). Only what the reader's
 //! alphabet can spell is looked for: a draw written `½-½` or `1/2` needs a reader with
 //! `½` and `/` (cellreader 2.1.0 on; with an older one only `=` reads as a draw), and
 //! the resign words need `n`, `u`, `д`, `я` (cellreader 2.2.0 on: [`reads_words`]);
@@ -207,26 +209,24 @@ pub fn alone_after_game(
         .any(|(i, c)| i != cell && c.ink >= blank_ink)
 }
 
-/// The result written after the decoded game's last move: the first inked cell among
-/// the [`LOOK_AHEAD`] after it, if it reads as a result or a resign word (the side to
-/// move after the last move lost); `None` otherwise.
-pub fn written_result(
+/// The result that `cell` (the first inked cell after the decoded game's last move:
+/// [`inked_after_game`]) shows, read as `scores`, if it reads as a result or a resign
+/// word (the side to move after the last move lost); `None` otherwise.
+pub fn result_in_cell(
     decoded: &DecodedSheet,
-    grid: &Grid,
-    scores: &[CellScores],
+    cell: usize,
+    scores: &CellScores,
     alphabet: &Alphabet,
-    blank_ink: f32,
     floor: f32,
 ) -> Option<WrittenResult> {
-    let cell = inked_after_game(decoded, grid, scores.len(), blank_ink)?;
-    let (result, share) = best_share(&scores[cell], alphabet, floor, true)?;
+    let (result, share) = best_share(scores, alphabet, floor, true)?;
     let resigned = result == RESIGNED;
     if share < if resigned { WORD_MIN_SHARE } else { MIN_SHARE } {
         return None;
     }
     let result = if !resigned {
         result
-    } else if decoded.moves.len() % 2 == 0 {
+    } else if decoded.moves.len().is_multiple_of(2) {
         "0-1".to_string()
     } else {
         "1-0".to_string()
