@@ -115,17 +115,32 @@ pub struct WrittenResult {
 
 /// The result (if any) a cell shows: the best result's share of the cell's mass, when
 /// it is at least the share of the reader's own best reading (`None` otherwise).
-/// `floor` as [`CellScorer::new`] takes it.
+/// `floor` as [`CellScorer::new`] takes it. (The reading of a cell after the last move
+/// without the resign words; the pipeline reads those cells with them.)
+#[cfg(test)]
 pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Option<(String, f32)> {
-    best_share(scores, alphabet, floor, false)
+    best_share(scores, alphabet, floor, false, false)
 }
 
-/// As [`cell_result`], the resign words counted too (`words`) under [`RESIGNED`].
+/// As [`cell_result`], for a result printed on a form (`1-0  ½-½  0-1`): forms print
+/// no `+-` or `-+`, and a stacked `½-½` in a small print reads as `-+` (the French
+/// federation's form, selection hands seed 9: that read as `0-1` hid the ticked `0-1`).
+pub fn printed_result(
+    scores: &CellScores,
+    alphabet: &Alphabet,
+    floor: f32,
+) -> Option<(String, f32)> {
+    best_share(scores, alphabet, floor, false, true)
+}
+
+/// As [`cell_result`], the resign words counted too (`words`) under [`RESIGNED`], and
+/// (`printed`) without the spellings with `+`.
 fn best_share(
     scores: &CellScores,
     alphabet: &Alphabet,
     floor: f32,
     words: bool,
+    printed: bool,
 ) -> Option<(String, f32)> {
     let scorer = CellScorer::new(scores, alphabet, floor);
     let mut trie = Trie::default();
@@ -133,7 +148,11 @@ fn best_share(
     let total = scorer.total_mass();
     let mut shares: Vec<(&str, f32)> = Vec::new();
     let resign = RESIGN_WORDS.iter().map(|w| (*w, RESIGNED));
-    for (spelling, res) in SPELLINGS.iter().copied().chain(resign.filter(|_| words)) {
+    let spellings = SPELLINGS
+        .iter()
+        .copied()
+        .filter(|(spelling, _)| !(printed && spelling.contains('+')));
+    for (spelling, res) in spellings.chain(resign.filter(|_| words)) {
         let p = (scorer.score_text(&mut trie, spelling, alphabet) - total).exp();
         match shares.iter_mut().find(|(r, _)| *r == res) {
             Some(entry) => entry.1 += p,
@@ -219,7 +238,7 @@ pub fn result_in_cell(
     alphabet: &Alphabet,
     floor: f32,
 ) -> Option<WrittenResult> {
-    let (result, share) = best_share(scores, alphabet, floor, true)?;
+    let (result, share) = best_share(scores, alphabet, floor, true, false)?;
     let resigned = result == RESIGNED;
     if share < if resigned { WORD_MIN_SHARE } else { MIN_SHARE } {
         return None;
@@ -250,7 +269,7 @@ pub fn result_in_last_move(
 ) -> Option<usize> {
     let last = last_move_entry(decoded)?;
     let cell = last.cell?;
-    let (_, share) = best_share(scores.get(cell)?, alphabet, floor, true)?;
+    let (_, share) = best_share(scores.get(cell)?, alphabet, floor, true, false)?;
     (share >= MIN_SHARE && share > last.cell_p.unwrap_or(0.0)).then_some(cell)
 }
 
@@ -315,6 +334,13 @@ mod tests {
         for text in ["0-0", "00", "e4", "Nf3", "e1", "h10"] {
             assert_eq!(cell_result(&cell(text, &a), &a, 6.0), None, "{text}");
         }
+        // A player may write `+-`; a form prints digits: read as a printed option,
+        // `-+` (a stacked `½-½` in small print) is no result.
+        let (r, _) = cell_result(&cell("-+", &a), &a, 6.0).unwrap();
+        assert_eq!(r, "0-1");
+        assert_eq!(printed_result(&cell("-+", &a), &a, 6.0), None);
+        let (r, _) = printed_result(&cell("0-1", &a), &a, 6.0).unwrap();
+        assert_eq!(r, "0-1");
     }
 
     #[test]
@@ -336,16 +362,20 @@ mod tests {
             "сдался",
             "сд.",
         ] {
-            let (r, share) = best_share(&cell(word, &a), &a, 6.0, true).unwrap();
+            let (r, share) = best_share(&cell(word, &a), &a, 6.0, true, false).unwrap();
             assert_eq!(r, RESIGNED, "{word}");
             assert!(share > 0.9, "{word}: {share}");
             assert_eq!(cell_result(&cell(word, &a), &a, 6.0), None, "{word}");
         }
         // Results and moves are not words.
-        let (r, _) = best_share(&cell("1-0", &a), &a, 6.0, true).unwrap();
+        let (r, _) = best_share(&cell("1-0", &a), &a, 6.0, true, false).unwrap();
         assert_eq!(r, "1-0");
         for text in ["Re1", "e4", "Rd1", "a6"] {
-            assert_eq!(best_share(&cell(text, &a), &a, 6.0, true), None, "{text}");
+            assert_eq!(
+                best_share(&cell(text, &a), &a, 6.0, true, false),
+                None,
+                "{text}"
+            );
         }
     }
 

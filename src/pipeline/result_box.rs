@@ -4,7 +4,7 @@
 //! The lines of print below the table are cut into words by the gaps between inked
 //! columns, the boxes' rules taken out; each word of an option's size is read by the
 //! cell reader and scored against the ways of writing a result
-//! ([`super::result::cell_result`]). Three evenly spaced words of which one or two read
+//! ([`super::result::printed_result`]). Three evenly spaced words of which one or two read
 //! as distinct results are the options (see [`marked_in_line`]). The option marked is
 //! the one with clearly more ink past the rows the print takes than every other (a
 //! circle's arcs, a tick's arm, a cross's ends); a line with no such option gives no
@@ -12,7 +12,7 @@
 
 use image::GrayImage;
 
-use super::result::cell_result;
+use super::result::printed_result;
 use crate::grid::Grid;
 use crate::model::{CellModel, ModelError};
 use crate::vocab::{Alphabet, CellScores};
@@ -122,7 +122,7 @@ pub struct MarkedResult {
 /// The result marked on the printed options below the table of `grid` on `image`, if
 /// any: the words of an option's size (up to six times their line's height; a signature
 /// line or a sentence is not read) read in one batch, then [`marked_in_line`] line by
-/// line, top down. `floor` as [`super::result::cell_result`] takes it.
+/// line, top down. `floor` as [`super::result::printed_result`] takes it.
 ///
 /// # Errors
 /// When the model fails.
@@ -417,7 +417,7 @@ pub fn marked_in_line(
         .map(|s| {
             let (r, _) = s
                 .as_ref()
-                .and_then(|s| cell_result(s, alphabet, floor))
+                .and_then(|s| printed_result(s, alphabet, floor))
                 .filter(|(_, share)| *share >= OPTION_SHARE)?;
             PRINTED.iter().find(|p| **p == r).copied()
         })
