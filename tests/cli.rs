@@ -32,6 +32,38 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `read -q -o` over the pages of `tests/fixtures/pages` named, then the JSON report
+/// of each stem asked for (the folder lives as long as the returned guard).
+fn read_fixture_pages(pages: &[&str]) -> (tempfile::TempDir, impl Fn(&str) -> serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let folder = root().join("tests/fixtures/pages");
+    let mut cmd = bin();
+    cmd.args(["read", "-q", "-o"]).arg(&out_dir);
+    for page in pages {
+        cmd.arg(folder.join(page));
+    }
+    let out = run(&mut cmd);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = move |stem: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(out_dir.join(format!("{stem}.json"))).unwrap(),
+        )
+        .unwrap()
+    };
+    (dir, report)
+}
+
+/// Moves of a JSON report that give the game a move (not skipped cells).
+fn played(report: &serde_json::Value) -> usize {
+    report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["san"].is_string())
+        .count()
+}
+
 /// SAN moves of the first game of a PGN text (comments and numbers skipped).
 /// The entry of a JSON report for the cell of `of`'s move and side.
 fn cell_entry<'a>(report: &'a serde_json::Value, of: &serde_json::Value) -> &'a serde_json::Value {
@@ -851,15 +883,8 @@ fn rows_above_a_blurred_table_are_not_read_as_moves() {
     // reaches four rows up into the form's underlined name fields, above the heading
     // row. Those five rows hold no moves; read as moves they made the game start
     // 1.e4 d6 and lose every ply after (before: 1 of 95 plies right on the whole page).
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
-    let sheet = root().join("tests/fixtures/pages/blurred_ru_top.jpg");
-    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&sheet));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out_dir.join("blurred_ru_top.json")).unwrap(),
-    )
-    .unwrap();
+    let (_dir, report) = read_fixture_pages(&["blurred_ru_top.jpg"]);
+    let report = report("blurred_ru_top");
     let truth = [
         "d4", "d5", "c4", "e6", "Nc3", "Nf6", "Bg5", "Be7", "e3", "Nbd7", "Nf3", "O-O",
     ];
@@ -886,26 +911,13 @@ fn what_is_written_after_the_last_move_ends_the_game() {
     // resign words (2.2.0) reads `aufg.`: White, to move, resigned, 0-1, complete.
     // Polish: `0-1` after 19...Qc1+: the result, and the game is complete (the
     // result cell skipped made it `partial`).
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
-    let pages = root().join("tests/fixtures/pages");
-    let out = run(bin()
-        .args(["read", "-q", "-o"])
-        .arg(&out_dir)
-        .arg(pages.join("word_after_game_de.jpg"))
-        .arg(pages.join("result_after_game_pl.jpg")));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let report = |stem: &str| -> serde_json::Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(out_dir.join(format!("{stem}.json"))).unwrap(),
-        )
-        .unwrap()
-    };
+    let (_dir, report) =
+        read_fixture_pages(&["word_after_game_de.jpg", "result_after_game_pl.jpg"]);
     let de = report("word_after_game_de");
     let moves = de["moves"].as_array().unwrap();
-    let played: Vec<&serde_json::Value> = moves.iter().filter(|m| m["san"].is_string()).collect();
-    assert_eq!(played.len(), 50, "the game ends at 25...g3");
-    assert_eq!(played[49]["san"], "g3");
+    let plies: Vec<&serde_json::Value> = moves.iter().filter(|m| m["san"].is_string()).collect();
+    assert_eq!(plies.len(), 50, "the game ends at 25...g3");
+    assert_eq!(plies[49]["san"], "g3");
     let word = moves.last().unwrap();
     assert_eq!(
         (word["move"].as_u64(), word["side"].as_str()),
@@ -921,13 +933,7 @@ fn what_is_written_after_the_last_move_ends_the_game() {
     assert_eq!(pl["result"], "0-1");
     assert_eq!(pl["result_from"], "sheet");
     assert_eq!(pl["status"], "complete");
-    let played = pl["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["san"].is_string())
-        .count();
-    assert_eq!(played, 38);
+    assert_eq!(played(&pl), 38);
 }
 
 #[test]
@@ -935,27 +941,15 @@ fn a_small_draw_sign_after_the_last_move_is_looked_at_closer() {
     // A form in a training hand (tests/fixtures/pages/README.md): 47 moves, then a
     // lone `=` a few pixels high in White's 48th cell. The reader takes the cell, cut
     // for a move, for empty; cut closer around its ink it reads `=`: a draw, complete.
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
-    let page = root().join("tests/fixtures/pages/small_draw_sign_after_game.jpg");
-    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&page));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out_dir.join("small_draw_sign_after_game.json")).unwrap(),
-    )
-    .unwrap();
-    let played = report["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["san"].is_string())
-        .count();
-    assert_eq!(played, 94);
+    let (dir, report) = read_fixture_pages(&["small_draw_sign_after_game.jpg"]);
+    let report = report("small_draw_sign_after_game");
+    assert_eq!(played(&report), 94);
     assert_eq!(report["result"], "1/2-1/2", "{}", report["result_note"]);
     assert_eq!(report["result_from"], "sheet");
     assert_eq!(report["result_cell"].as_u64(), Some(94));
     assert_eq!(report["status"], "complete");
-    let pgn = std::fs::read_to_string(out_dir.join("small_draw_sign_after_game.pgn")).unwrap();
+    let pgn =
+        std::fs::read_to_string(dir.path().join("out/small_draw_sign_after_game.pgn")).unwrap();
     assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
     assert!(pgn.trim_end().ends_with("1/2-1/2"), "{pgn}");
 }

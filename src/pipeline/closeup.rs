@@ -92,17 +92,21 @@ pub fn closeup(cell: &GrayImage) -> Option<GrayImage> {
     if paper - darkest < MIN_CONTRAST {
         return None;
     }
-    let ink = limit(darkest);
-    let dark: Vec<bool> = px
-        .iter()
-        .zip(&cleared)
-        .map(|(&v, &c)| !c && f32::from(v) < ink)
-        .collect();
+    let ink_limit = limit(darkest);
     // The ink's blobs, but for specks and what touches the cell's edges.
     let mask = GrayImage::from_raw(
         w as u32,
         h as u32,
-        dark.iter().map(|&d| if d { 255 } else { 0 }).collect(),
+        px.iter()
+            .zip(&cleared)
+            .map(|(&v, &c)| {
+                if !c && f32::from(v) < ink_limit {
+                    255
+                } else {
+                    0
+                }
+            })
+            .collect(),
     )?;
     let labels = connected_components(&mask, Connectivity::Eight, Luma([0u8]));
     let count = labels.pixels().map(|p| p[0]).max().unwrap_or(0) as usize;
