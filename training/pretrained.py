@@ -53,6 +53,22 @@ def _trunk(path: str | None = None) -> tuple[nn.Module, torch.Tensor, torch.Tens
             node.op_type = "Identity"
             del node.input[1:]
             del node.attribute[:]
+    # A reader exported twice (2.2.0 on) reaches its Squeezes' axes through Identity
+    # nodes of initializers, and carries no shapes: onnx2torch then cannot tell its
+    # batch norms' rank. Reading the initializers directly and inferring the shapes
+    # gives it that.
+    consts = {i.name for i in graph.graph.initializer}
+    alias = {n.output[0]: n.input[0] for n in graph.graph.node
+             if n.op_type == "Identity" and n.input[0] in consts}
+    if alias:
+        for node in graph.graph.node:
+            for k, name in enumerate(node.input):
+                if name in alias:
+                    node.input[k] = alias[name]
+        keep = [n for n in graph.graph.node if not (n.op_type == "Identity" and n.output[0] in alias)]
+        del graph.graph.node[:]
+        graph.graph.node.extend(keep)
+        graph = onnx.shape_inference.infer_shapes(graph)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gm = convert(graph)
