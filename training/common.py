@@ -105,13 +105,14 @@ def greedy(logp: np.ndarray) -> str:
     return "".join(out)
 
 
-def preprocess(img: Image.Image) -> np.ndarray:
-    """Cell crop (any size, mode L) -> uint8 [H, W] canvas (before normalisation)."""
+def preprocess(img: Image.Image, height: int = H, width: int = W) -> np.ndarray:
+    """Cell crop (any size, mode L) -> uint8 [height, width] canvas (before
+    normalisation; the shards' H x W unless a reader takes another size)."""
     img = img.convert("L")
     w, h = img.size
-    nw = max(1, min(int(round(w * H / max(h, 1))), W))
-    small = img.resize((nw, H), Image.BILINEAR)
-    canvas = np.full((H, W), PAD, np.uint8)
+    nw = max(1, min(int(round(w * height / max(h, 1))), width))
+    small = img.resize((nw, height), Image.BILINEAR)
+    canvas = np.full((height, width), PAD, np.uint8)
     canvas[:, :nw] = np.asarray(small)
     return canvas
 

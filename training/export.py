@@ -16,11 +16,11 @@ import time
 import numpy as np
 import torch
 
-from .common import (ALPHABET, BLANK, H, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, ROOT, RUNS, SECOND_LOOK, STD, W,
+from .common import (ALPHABET, BLANK, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, ROOT, RUNS, SECOND_LOOK, STD,
                      load_split)
 from .render import SHARDS
 from .train import load_run
-from .train import to_input
+from .train import input_size, to_input
 
 
 def export(run: str, name: str) -> dict:
@@ -29,7 +29,8 @@ def export(run: str, name: str) -> dict:
     model.eval()
     MODELS.mkdir(exist_ok=True)
     onnx_path = MODELS / f"{name}.onnx"
-    dummy = torch.zeros(2, 1, H, W)
+    height, width = input_size(model)
+    dummy = torch.zeros(2, 1, height, width)
     torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["image"], output_names=["logp"],
                       dynamic_axes={"image": {0: "batch"}, "logp": {0: "batch"}}, opset_version=17,
                       dynamo=False)
@@ -39,7 +40,7 @@ def export(run: str, name: str) -> dict:
     so.inter_op_num_threads = 1
     sess = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
     d = np.load(SHARDS / "hcs_val.npz", allow_pickle=True)
-    x = to_input(d["x"][:120])
+    x = to_input(d["x"][:120], (height, width))
     with torch.no_grad():
         ref = model(x).numpy()
     got = sess.run(["logp"], {"image": x.numpy()})[0]
@@ -88,7 +89,7 @@ def export(run: str, name: str) -> dict:
         "onnx": onnx_path.name,
         "alphabet": ALPHABET,
         "blank": BLANK,
-        "input": {"name": "image", "layout": "NCHW", "height": H, "width": W, "channels": 1,
+        "input": {"name": "image", "layout": "NCHW", "height": height, "width": width, "channels": 1,
                   "resize": "fit-height", "pad_value": PAD, "scale": 1 / 255, "mean": MEAN, "std": STD},
         "output": {"name": "logp", "layout": "NTC", "steps": int(ref.shape[1]), "log_softmax": True},
         "second_look": SECOND_LOOK,

@@ -19,7 +19,7 @@ from PIL import Image
 from .common import MODEL_NAME, RUNS, ROOT, greedy
 from .render import SHARDS
 from .train import load_run
-from .train import to_input
+from .train import canvas_at, input_size, to_input
 
 OUT = ROOT / "tests" / "fixtures" / "cells"
 # (shard, wanted labels in order of preference, how many)
@@ -40,6 +40,7 @@ def write(run: str = "main") -> None:
     for f in OUT.glob("*.png"):
         f.unlink()
     cells = []
+    size = input_size(model)
     for shard, wanted, n in WANT:
         d = np.load(SHARDS / f"{shard}.npz", allow_pickle=True)
         ys = d["y"].tolist()
@@ -55,13 +56,14 @@ def write(run: str = "main") -> None:
                 break
             if ys[i] in seen:
                 continue
+            canvas = canvas_at(d["x"][i], size)
             with torch.no_grad():
-                lp = model(to_input(d["x"][i:i + 1])).numpy()[0]
+                lp = model(to_input(canvas[None])).numpy()[0]
             text = greedy(lp)
             if text != ys[i] or np.exp(lp.max(-1)).min() < 0.6:
                 continue
             name = f"{shard.replace('_val', '').replace('val', '')}_{len(cells):02d}.png"
-            Image.fromarray(d["x"][i]).save(OUT / name)
+            Image.fromarray(canvas).save(OUT / name)
             src = str(d["key"][i]).replace("\t", " ") if "key" in d.files else shard
             cells.append({"file": name, "text": text, "label": ys[i], "source": src,
                           "logp": np.round(lp.astype(np.float64), 5).tolist()})
@@ -93,7 +95,8 @@ def check() -> float:
     sess = ort.InferenceSession(str(MODELS / man["onnx"]), providers=["CPUExecutionProvider"])
     worst = 0.0
     for c in exp["cells"]:
-        x = normalise(preprocess(Image.open(OUT / c["file"])))[None, None]
+        x = normalise(preprocess(Image.open(OUT / c["file"]), man["input"]["height"],
+                                 man["input"]["width"]))[None, None]
         lp = sess.run([man["output"]["name"]], {man["input"]["name"]: x})[0][0]
         worst = max(worst, float(np.abs(lp - np.array(c["logp"])).max()))
         assert greedy(lp) == c["text"], (c["file"], greedy(lp), c["text"])

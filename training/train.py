@@ -15,7 +15,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from .common import BLANK, RUNS, encode, greedy, seed_all
+import torch.nn.functional as F
+
+from .common import BLANK, RUNS, H, W, encode, greedy, seed_all
 from .model import CRNN
 from .render import SHARDS
 
@@ -33,9 +35,13 @@ def make_model(arch: str) -> nn.Module:
 
 
 def load_run(run: str, weights: str = "model.pt") -> nn.Module:
-    """The model of a run (its architecture recorded in `arch.txt`), in eval mode."""
+    """The model of a run (its architecture recorded in `arch.txt`, its input size in
+    `input.txt`), in eval mode."""
     arch_file = RUNS / run / "arch.txt"
     model = make_model(arch_file.read_text().strip() if arch_file.exists() else "crnn")
+    size_file = RUNS / run / "input.txt"
+    if size_file.exists():
+        model.input_size = parse_size(size_file.read_text().strip())
     state = torch.load(RUNS / run / weights, weights_only=False)
     model.load_state_dict(state["model"] if "model" in state and "opt" in state else state)
     return model.eval()
@@ -52,16 +58,44 @@ def load_shards(pattern: str) -> tuple[np.ndarray, list[str]]:
     return np.concatenate(xs), ys
 
 
-def to_input(u8: np.ndarray) -> torch.Tensor:
+def parse_size(text: str) -> tuple[int, int]:
+    """`40x160` -> (40, 160): a reader's input height and width."""
+    h, w = text.lower().split("x")
+    return int(h), int(w)
+
+
+def input_size(model: nn.Module) -> tuple[int, int]:
+    """The input a model takes: the shards' H x W unless its run says otherwise
+    (`train --input`)."""
+    return getattr(model, "input_size", (H, W))
+
+
+def to_input(u8: np.ndarray, size: tuple[int, int] | None = None) -> torch.Tensor:
+    """uint8 canvases [N, H, W] -> normalised model input [N, 1, h, w]: resized
+    (bilinear, antialiased; the whole canvas, so the writing keeps its place) when the
+    reader takes another size than the shards hold."""
     from .common import MEAN, STD
-    return ((torch.from_numpy(u8).float() / 255.0 - MEAN) / STD).unsqueeze(1)
+    x = ((torch.from_numpy(u8).float() / 255.0 - MEAN) / STD).unsqueeze(1)
+    if size is not None and tuple(size) != tuple(x.shape[-2:]):
+        x = F.interpolate(x, size=tuple(size), mode="bilinear", align_corners=False, antialias=True)
+    return x
+
+
+def canvas_at(u8: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """One uint8 canvas at a reader's input size (as `to_input` resizes it, rounded back
+    to uint8): what a fixture PNG holds."""
+    x = torch.from_numpy(u8).float()[None, None]
+    if tuple(size) != tuple(u8.shape):
+        x = F.interpolate(x, size=tuple(size), mode="bilinear", align_corners=False, antialias=True)
+    return x[0, 0].round().clamp(0, 255).to(torch.uint8).numpy()
 
 
 @torch.no_grad()
 def probs(model: nn.Module, x: np.ndarray, batch: int = 256) -> np.ndarray:
     """uint8 cells [N, H, W] -> CTC probabilities [N, T, C]."""
     model.eval()
-    return np.concatenate([model(to_input(x[i:i + batch])).exp().numpy()
+    size = input_size(model)
+    return np.concatenate([model(to_input(x[i:i + batch], size)).exp().numpy()
                            for i in range(0, len(x), batch)]) if len(x) else np.zeros((0, 0, 0))
 
 
@@ -131,13 +165,14 @@ def squeeze(x: torch.Tensor, gen: torch.Generator, lo: float, hi: float) -> torc
 def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
           init: str | None = None, augment_real: bool = False, ema: float = 0.0,
           squeeze_synthetic: float = 0.0, augment_synthetic: bool = False, arch: str = "crnn",
-          warmup: float = 0.08) -> None:
+          warmup: float = 0.08, size: tuple[int, int] = (H, W)) -> None:
     seed_all(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     out = RUNS / run
     out.mkdir(parents=True, exist_ok=True)
     (out / "arch.txt").write_text(arch + "\n")
+    (out / "input.txt").write_text(f"{size[0]}x{size[1]}\n")
     sx, sy = load_shards("syn_*.npz")
     rx, ry = load_shards("hcs_train.npz")
     # progress is watched on the selection cells (HCS selection games), never on validation
@@ -146,6 +181,7 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
     senc = [encode(s) for s in sy]
     renc = [encode(s) for s in ry]
     model = make_model(arch)
+    model.input_size = tuple(size)
     if init:  # continue from earlier weights (a second, lower-LR stage)
         model.load_state_dict(torch.load(init))
         print(f"train: starting from {init}")
@@ -186,7 +222,7 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
         labels = [senc[i] for i in si] + [renc[i] for i in ri]
         tgt = torch.tensor([c for l in labels for c in l], dtype=torch.long)
         tlen = torch.tensor([len(l) for l in labels], dtype=torch.long)
-        xin = to_input(x)
+        xin = to_input(x, size)
         if augment_real and nreal:
             xin[-nreal:] = jitter(xin[-nreal:], gen)
         k = int(round((batch - nreal) * squeeze_synthetic))
@@ -258,9 +294,13 @@ def main() -> None:
     ap.add_argument("--augment-synthetic", action="store_true",
                     help="the same affine changes as --augment-real for the synthetic cells "
                          "not narrowed")
+    ap.add_argument("--input", default=f"{H}x{W}",
+                    help="the reader's input HEIGHTxWIDTH; the shards' canvases are resized to it "
+                         "(40x160: a faster reader, cellreader 2.3.0)")
     a = ap.parse_args()
     train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init,
-          a.augment_real, a.ema, a.squeeze_synthetic, a.augment_synthetic, a.arch, a.warmup)
+          a.augment_real, a.ema, a.squeeze_synthetic, a.augment_synthetic, a.arch, a.warmup,
+          parse_size(a.input))
 
 
 if __name__ == "__main__":
