@@ -13,9 +13,8 @@ import time
 
 import numpy as np
 import torch
-from torch import nn
-
 import torch.nn.functional as F
+from torch import nn
 
 from .common import BLANK, RUNS, H, W, encode, greedy, seed_all
 from .model import CRNN
@@ -70,23 +69,25 @@ def input_size(model: nn.Module) -> tuple[int, int]:
     return getattr(model, "input_size", (H, W))
 
 
+def _resized(x: torch.Tensor, size: tuple[int, int] | None) -> torch.Tensor:
+    """[N, 1, H, W] -> [N, 1, h, w] (bilinear, antialiased; the whole canvas, so the
+    writing keeps its place); unchanged when `size` is None or already its size."""
+    if size is None or tuple(size) == tuple(x.shape[-2:]):
+        return x
+    return F.interpolate(x, size=tuple(size), mode="bilinear", align_corners=False, antialias=True)
+
+
 def to_input(u8: np.ndarray, size: tuple[int, int] | None = None) -> torch.Tensor:
-    """uint8 canvases [N, H, W] -> normalised model input [N, 1, h, w]: resized
-    (bilinear, antialiased; the whole canvas, so the writing keeps its place) when the
+    """uint8 canvases [N, H, W] -> normalised model input [N, 1, h, w], resized when the
     reader takes another size than the shards hold."""
     from .common import MEAN, STD
-    x = ((torch.from_numpy(u8).float() / 255.0 - MEAN) / STD).unsqueeze(1)
-    if size is not None and tuple(size) != tuple(x.shape[-2:]):
-        x = F.interpolate(x, size=tuple(size), mode="bilinear", align_corners=False, antialias=True)
-    return x
+    return _resized(((torch.from_numpy(u8).float() / 255.0 - MEAN) / STD).unsqueeze(1), size)
 
 
 def canvas_at(u8: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """One uint8 canvas at a reader's input size (as `to_input` resizes it, rounded back
     to uint8): what a fixture PNG holds."""
-    x = torch.from_numpy(u8).float()[None, None]
-    if tuple(size) != tuple(u8.shape):
-        x = F.interpolate(x, size=tuple(size), mode="bilinear", align_corners=False, antialias=True)
+    x = _resized(torch.from_numpy(u8).float()[None, None], size)
     return x[0, 0].round().clamp(0, 255).to(torch.uint8).numpy()
 
 
