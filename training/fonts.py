@@ -90,6 +90,10 @@ playwrite-it-moderna playwrite-it-trad playwrite-mx playwrite-ng-modern playwrit
 playwrite-no playwrite-nz playwrite-pe playwrite-pl playwrite-pt playwrite-ro playwrite-sk
 playwrite-tz playwrite-us-modern playwrite-us-trad playwrite-vn playwrite-za
 dongle
+aguafina-script amita beth-ellen bonbon cherish chilanka clicker-script delicious-handrawn devonshire
+dr-sugiyama eagle-lake fasthand freehand fuzzy-bubbles grape-nuts henny-penny julee licorice
+meie-script miniver montecarlo mountains-of-christmas playball rouge-script smooch sofia srisakdi
+tapestry gluten kalnia edu-au-vic-wa-nt-arrows sour-gummy lxgw-wenkai happy-monkey
 """.split()
 
 
@@ -157,20 +161,22 @@ def cursive(row: dict) -> bool:
         "pacifico", "pattaya", "lobster", "kaushan-script", "damion", "norican", "niconne", "grand-hotel"}
 
 
-def assign_roles(rows: list[dict]) -> None:
+def assign_roles(rows: list[dict], kept: dict[str, str] | None = None) -> None:
     """`select` for a deterministic eighth (by a hash of the id), topped up to three cursive
-    and three Cyrillic families; `train` for the rest."""
+    and three Cyrillic families; `train` for the rest. A family already listed keeps its
+    role (`kept`), so adding candidates never moves a selection hand into training."""
     def h(r):
         return hashlib.sha256(r["id"].encode()).hexdigest()
+    kept = kept or {}
     for r in rows:
-        r["role"] = "select" if int(h(r)[:8], 16) % 8 == 0 else "train"
+        r["role"] = kept.get(r["id"]) or ("select" if int(h(r)[:8], 16) % 8 == 0 else "train")
     for want in (cursive, lambda r: bool(r["cyrillic"])):
         pool = sorted((r for r in rows if want(r)), key=h)
         chosen = [r for r in pool if r["role"] == "select"]
         for r in pool:
             if len(chosen) >= 3:
                 break
-            if r["role"] != "select":
+            if r["role"] != "select" and r["id"] not in kept:
                 r["role"] = "select"
                 chosen.append(r)
 
@@ -197,7 +203,12 @@ def build(jobs: int = 8) -> None:
         r = extract(fid, tgz)
         if r is not None:
             rows.append(r)
-    assign_roles(rows)
+    kept = {}
+    if LIST.exists():
+        lines = LIST.read_text(encoding="utf-8").splitlines()
+        head = lines[0].split("\t")
+        kept = {r["id"]: r["role"] for r in (dict(zip(head, ln.split("\t"))) for ln in lines[1:])}
+    assign_roles(rows, kept)
     cols = ["id", "family", "role", "category", "latin", "cyrillic", "package", "license", "attribution"]
     LIST.write_text("\t".join(cols) + "\n" + "".join("\t".join(r[c] for c in cols) + "\n" for r in rows),
                     encoding="utf-8")

@@ -221,6 +221,16 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
         vis = rng.uniform(0.1, 0.3) * ch
         y0 = int(-nh + vis) if rng.random() < 0.5 else int(ch - vis)
         _paste_max(ink, m, rng.randint(0, max(0, cw - nw)), y0)
+    # the next column's writing across the vertical rule: the end of a string at the left
+    # edge or the start of one at the right edge (real cells show both, read as extra glyphs)
+    if neighbours and rng.random() < 0.2 * strength:
+        nb = neighbours[rng.randrange(len(neighbours))]
+        sc = ch * rng.uniform(0.4, 0.8) / max(nb.height, 1)
+        nw, nh = max(1, int(nb.width * sc)), max(1, int(nb.height * sc))
+        m = np.asarray(nb.resize((nw, nh), Image.BILINEAR), np.float32) / 255
+        vis = int(rng.uniform(0.03, 0.12) * cw)
+        x0 = vis - nw if rng.random() < 0.5 else cw - vis
+        _paste_max(ink, m, x0, int((ch - nh) / 2 + rng.uniform(-0.2, 0.2) * ch))
     # cross-out: a scribble over part of the ink (the label is what remains legible)
     img = Image.fromarray((ink * 255).astype(np.uint8))
     d = ImageDraw.Draw(img)

@@ -297,7 +297,7 @@ def main() -> None:
                          "not narrowed")
     ap.add_argument("--input", default=f"{H}x{W}",
                     help="the reader's input HEIGHTxWIDTH; the shards' canvases are resized to it "
-                         "(40x160: a faster reader, cellreader 2.3.0)")
+                         "(40x160: the faster student tried for issue 27, not shipped)")
     a = ap.parse_args()
     train(a.steps, a.batch, a.lr, a.real_frac, a.run, a.seed, a.threads, a.init,
           a.augment_real, a.ema, a.squeeze_synthetic, a.augment_synthetic, a.arch, a.warmup,
