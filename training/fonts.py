@@ -203,12 +203,7 @@ def build(jobs: int = 8) -> None:
         r = extract(fid, tgz)
         if r is not None:
             rows.append(r)
-    kept = {}
-    if LIST.exists():
-        lines = LIST.read_text(encoding="utf-8").splitlines()
-        head = lines[0].split("\t")
-        kept = {r["id"]: r["role"] for r in (dict(zip(head, ln.split("\t"))) for ln in lines[1:])}
-    assign_roles(rows, kept)
+    assign_roles(rows, {r["id"]: r["role"] for r in listed()})
     cols = ["id", "family", "role", "category", "latin", "cyrillic", "package", "license", "attribution"]
     LIST.write_text("\t".join(cols) + "\n" + "".join("\t".join(r[c] for c in cols) + "\n" for r in rows),
                     encoding="utf-8")
@@ -217,18 +212,18 @@ def build(jobs: int = 8) -> None:
     print(f"fonts: {len(rows)} families ({n_cyr} with Cyrillic, {n_sel} for selection) -> {LIST}")
 
 
-def extra_fonts(role: str) -> list[dict]:
-    """Rows of `fonts_extra.tsv` with the given role whose files are present."""
+def listed() -> list[dict]:
+    """The rows of `fonts_extra.tsv` (none before the first `build`)."""
     if not LIST.exists():
         return []
     lines = LIST.read_text(encoding="utf-8").splitlines()
     head = lines[0].split("\t")
-    out = []
-    for line in lines[1:]:
-        r = dict(zip(head, line.split("\t")))
-        if r["role"] == role and (OUT / r["latin"]).exists():
-            out.append(r)
-    return out
+    return [dict(zip(head, line.split("\t"))) for line in lines[1:]]
+
+
+def extra_fonts(role: str) -> list[dict]:
+    """Rows of `fonts_extra.tsv` with the given role whose files are present."""
+    return [r for r in listed() if r["role"] == role and (OUT / r["latin"]).exists()]
 
 
 if __name__ == "__main__":

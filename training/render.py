@@ -214,20 +214,16 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
         _paste_max(ink, m, x0, y0)
     # neighbouring-row leakage: a bit of another string above or below
     if neighbours and rng.random() < 0.3 * strength:
-        nb = neighbours[rng.randrange(len(neighbours))]
-        sc = ch * rng.uniform(0.5, 0.8) / max(nb.height, 1)
-        nw, nh = max(1, int(nb.width * sc)), max(1, int(nb.height * sc))
-        m = np.asarray(nb.resize((nw, nh), Image.BILINEAR), np.float32) / 255
+        m = _neighbour(neighbours, rng, ch, 0.5, 0.8)
+        nh, nw = m.shape
         vis = rng.uniform(0.1, 0.3) * ch
         y0 = int(-nh + vis) if rng.random() < 0.5 else int(ch - vis)
         _paste_max(ink, m, rng.randint(0, max(0, cw - nw)), y0)
     # the next column's writing across the vertical rule: the end of a string at the left
     # edge or the start of one at the right edge (real cells show both, read as extra glyphs)
     if neighbours and rng.random() < 0.2 * strength:
-        nb = neighbours[rng.randrange(len(neighbours))]
-        sc = ch * rng.uniform(0.4, 0.8) / max(nb.height, 1)
-        nw, nh = max(1, int(nb.width * sc)), max(1, int(nb.height * sc))
-        m = np.asarray(nb.resize((nw, nh), Image.BILINEAR), np.float32) / 255
+        m = _neighbour(neighbours, rng, ch, 0.4, 0.8)
+        nh, nw = m.shape
         vis = int(rng.uniform(0.03, 0.12) * cw)
         x0 = vis - nw if rng.random() < 0.5 else cw - vis
         _paste_max(ink, m, x0, int((ch - nh) / 2 + rng.uniform(-0.2, 0.2) * ch))
@@ -286,6 +282,14 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
     l, t = rng.randint(0, int(cw * 0.04)), rng.randint(0, int(ch * 0.12))
     r, b = cw - rng.randint(0, int(cw * 0.04)), ch - rng.randint(0, int(ch * 0.12))
     return im.crop((l, t, r, b))
+
+
+def _neighbour(neighbours: list[Image.Image], rng: random.Random, ch: int, lo: float, hi: float) -> np.ndarray:
+    """One of the other strings' ink masks, scaled to lo-hi of the cell's height (0-1 floats)."""
+    nb = neighbours[rng.randrange(len(neighbours))]
+    sc = ch * rng.uniform(lo, hi) / max(nb.height, 1)
+    nw, nh = max(1, int(nb.width * sc)), max(1, int(nb.height * sc))
+    return np.asarray(nb.resize((nw, nh), Image.BILINEAR), np.float32) / 255
 
 
 def _paste_max(dst: np.ndarray, src: np.ndarray, x0: int, y0: int) -> None:
