@@ -955,6 +955,35 @@ fn a_small_draw_sign_after_the_last_move_is_looked_at_closer() {
 }
 
 #[test]
+fn a_small_result_the_decoder_made_a_move_is_looked_at_closer() {
+    // A form in a selection hand (tests/fixtures/pages/README.md): 67 plies, then a
+    // small `1-0` in Black's 34th cell. Cut for a move the reader reads it `-O`, and the
+    // decoder made it a move (34...axb3) its cell hardly shows; cut out closer it reads
+    // `1-0`: the game ends with White's 34th move, 1-0, complete.
+    let (dir, report) = read_fixture_pages(&["small_result_read_as_move.jpg"]);
+    let report = report("small_result_read_as_move");
+    let last = report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["san"].is_string())
+        .unwrap();
+    assert_eq!(
+        (last["move"].as_u64(), last["side"].as_str()),
+        (Some(34), Some("white")),
+        "the game ends before the result's cell: {last}"
+    );
+    assert_eq!(report["result"], "1-0", "{}", report["result_note"]);
+    assert_eq!(report["result_from"], "sheet");
+    assert_eq!(report["result_cell"].as_u64(), Some(67));
+    assert_eq!(report["status"], "complete");
+    let pgn =
+        std::fs::read_to_string(dir.path().join("out/small_result_read_as_move.pgn")).unwrap();
+    assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
+}
+
+#[test]
 fn one_scale_for_moves_and_alternatives_and_review_by_budget() {
     // Every sample read with a review budget of 5% of the batch's moves: no
     // alternative above its move, the move and its alternatives sum to at most 1,

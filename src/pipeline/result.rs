@@ -420,7 +420,7 @@ mod tests {
         let (r, share) = best_share(&three, &a, 6.0, true, false).unwrap();
         assert_eq!(r, RESIGNED);
         assert!(
-            share >= WORD_MIN_SHARE && share < 0.01,
+            (WORD_MIN_SHARE..0.01).contains(&share),
             "{share} (the rule before stop 42 asked 0.01)"
         );
         let four = doubtful("Resigns", &[('s', '5'), ('n', 'f'), ('e', 'c')], &a);
