@@ -23,6 +23,9 @@ const MARK_RATIO: f32 = 2.0;
 /// Fewest dark pixels a mark adds past the print (a short stroke of a fine pen).
 const MIN_MARK: u32 = 40;
 
+/// Pixels painted out on each side of a rule (its blurred edge), as in `closeup.rs`.
+const RULE_EDGE: i64 = 2;
+
 /// Row heights (of the table) below its last row that are searched.
 const BELOW_ROWS: f32 = 5.0;
 
@@ -229,12 +232,16 @@ pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32)
             .collect();
         if !words.is_empty() {
             let mut picture = image::imageops::crop_imm(image, xa, y0, xb - xa, y1 - y0).to_image();
+            // A rule's blurred edge, lighter than the cut, is painted out with it: left
+            // in, a box's faint sides read as glyphs (`1-0` read `T1-0`).
+            let (bw, bh) = (band.w as i64, band.h as i64);
             for (i, _) in band.rule.iter().enumerate().filter(|(_, r)| **r) {
-                picture.put_pixel(
-                    (i % band.w) as u32,
-                    (i / band.w) as u32,
-                    image::Luma([paper as u8]),
-                );
+                let (x, y) = ((i % band.w) as i64, (i / band.w) as i64);
+                for yy in (y - RULE_EDGE).max(0)..(y + RULE_EDGE + 1).min(bh) {
+                    for xx in (x - RULE_EDGE).max(0)..(x + RULE_EDGE + 1).min(bw) {
+                        picture.put_pixel(xx as u32, yy as u32, image::Luma([paper as u8]));
+                    }
+                }
             }
             out.push(Line {
                 image: picture,
@@ -718,6 +725,54 @@ mod tests {
             }
         }
         img
+    }
+
+    #[test]
+    fn a_boxs_blurred_edge_is_painted_out_with_its_rule() {
+        // The options' boxes with a one-pixel grey fringe either side of each rule,
+        // lighter than the line's cut (a scan's blur): in the picture the reader is shown,
+        // nothing is left of them (with the rules' own pixels alone painted out, the
+        // fringes stayed, and a training-hand form's `1-0` read `T1-0`).
+        let mut img = options_page(false);
+        let fringe = image::Luma([150]);
+        let mut edge = |x: u32, y: u32| {
+            if img.get_pixel(x, y)[0] > 100 {
+                img.put_pixel(x, y, fringe);
+            }
+        };
+        for bx in [100u32, 190, 280] {
+            for y in 79..119 {
+                for x in [bx - 1, bx + 2, bx + 67, bx + 70] {
+                    edge(x, y);
+                }
+            }
+            for x in bx - 1..bx + 71 {
+                for y in [79, 82, 115, 118] {
+                    edge(x, y);
+                }
+            }
+        }
+        let lines = words_below(&img, 20, 480, 40, 30.0);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let line = &lines[0];
+        let (lw, lh) = line.image.dimensions();
+        for bx in [100u32, 190, 280] {
+            for x in [
+                bx - 1,
+                bx,
+                bx + 1,
+                bx + 2,
+                bx + 67,
+                bx + 68,
+                bx + 69,
+                bx + 70,
+            ] {
+                let col = x - line.x0;
+                assert!(col < lw);
+                let darkest = (0..lh).map(|y| line.image.get_pixel(col, y)[0]).min();
+                assert!(darkest >= Some(200), "column {x}: {darkest:?}");
+            }
+        }
     }
 
     #[test]
