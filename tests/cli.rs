@@ -54,6 +54,14 @@ fn read_fixture_pages(pages: &[&str]) -> (tempfile::TempDir, impl Fn(&str) -> se
     (dir, report)
 }
 
+/// The PGN `read_fixture_pages` wrote for `stem` carries `result` in its header and as
+/// its movetext's termination marker.
+fn assert_pgn_result(dir: &tempfile::TempDir, stem: &str, result: &str) {
+    let pgn = std::fs::read_to_string(dir.path().join(format!("out/{stem}.pgn"))).unwrap();
+    assert!(pgn.contains(&format!("[Result \"{result}\"]")), "{pgn}");
+    assert!(pgn.trim_end().ends_with(result), "{pgn}");
+}
+
 /// Moves of a JSON report that give the game a move (not skipped cells).
 fn played(report: &serde_json::Value) -> usize {
     report["moves"]
@@ -948,10 +956,7 @@ fn a_small_draw_sign_after_the_last_move_is_looked_at_closer() {
     assert_eq!(report["result_from"], "sheet");
     assert_eq!(report["result_cell"].as_u64(), Some(94));
     assert_eq!(report["status"], "complete");
-    let pgn =
-        std::fs::read_to_string(dir.path().join("out/small_draw_sign_after_game.pgn")).unwrap();
-    assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
-    assert!(pgn.trim_end().ends_with("1/2-1/2"), "{pgn}");
+    assert_pgn_result(&dir, "small_draw_sign_after_game", "1/2-1/2");
 }
 
 #[test]
@@ -977,10 +982,7 @@ fn a_small_result_the_decoder_made_a_move_is_looked_at_closer() {
     assert_eq!(report["result_from"], "sheet");
     assert_eq!(report["result_cell"].as_u64(), Some(67));
     assert_eq!(report["status"], "complete");
-    let pgn =
-        std::fs::read_to_string(dir.path().join("out/small_result_read_as_move.pgn")).unwrap();
-    assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
-    assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
+    assert_pgn_result(&dir, "small_result_read_as_move", "1-0");
 }
 
 #[test]

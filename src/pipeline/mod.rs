@@ -53,7 +53,7 @@ pub use sources::{reload_pages, report_sources, source_name};
 const MAX_HEADER_ROWS: usize = 6;
 
 /// The last move's cell is looked at closer for a result
-/// ([`Pipeline::closer_result_in_last_move`]) when the reader gives that move's
+/// ([`Pipeline::result_in_last_move`]) when the reader gives that move's
 /// spellings less than this share of the cell (reported as `cell_p`). One cell read
 /// more on 1 of 78 selection-hand forms (seed 10, whose small `1-0` it finds), 2 of 177
 /// HCS pages and 2 of 672 training-hand form pages (seeds 12, 38, 60-65), none of which
@@ -293,15 +293,11 @@ impl Pipeline {
         let form = self.form_notation(&page, &grid, model)?;
         let decoder = self.decoder(model, options, form);
         let mut decoded = decoder.decode(&scores);
-        let (alphabet, floor) = (model.alphabet(), self.params.decode.read_floor);
-        if let Some(cell) = result::result_in_last_move(&decoded, &scores, alphabet, floor) {
-            decoded = decoder.decode(&scores[..cell]);
-        } else if let Some((cell, closer)) = self.closer_result_in_last_move(
-            &decoded,
-            &ReadCopy::new(&grid, &scores, vec![(&page, &grid)]),
-            model,
-        )? {
-            scores[cell] = closer;
+        let copy = ReadCopy::new(&grid, &scores, vec![(&page, &grid)]);
+        if let Some((cell, closer)) = self.result_in_last_move(&decoded, &copy, model)? {
+            if let Some(closer) = closer {
+                scores[cell] = closer;
+            }
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&page, &grid, &decoded);
@@ -471,15 +467,11 @@ impl Pipeline {
         let form = self.form_notation(&pages[0], &grids[0], model)?;
         let decoder = self.decoder(model, options, form);
         let mut decoded = decoder.decode(&scores);
-        let (alphabet, floor) = (model.alphabet(), self.params.decode.read_floor);
-        if let Some(cell) = result::result_in_last_move(&decoded, &scores, alphabet, floor) {
-            decoded = decoder.decode(&scores[..cell]);
-        } else if let Some((cell, closer)) = self.closer_result_in_last_move(
-            &decoded,
-            &ReadCopy::new(&all, &scores, pages.iter().zip(&grids).collect()),
-            model,
-        )? {
-            scores[cell] = closer;
+        let copy = ReadCopy::new(&all, &scores, pages.iter().zip(&grids).collect());
+        if let Some((cell, closer)) = self.result_in_last_move(&decoded, &copy, model)? {
+            if let Some(closer) = closer {
+                scores[cell] = closer;
+            }
             decoded = decoder.decode(&scores[..cell]);
         }
         let mut report = build_report(&pages[0], &all, &decoded);
@@ -736,30 +728,31 @@ impl Pipeline {
             .filter(|s| !alphabet.greedy(s).is_empty()))
     }
 
-    /// The decoded game's last move when its cell hardly reads as that move (the
-    /// reader's own share of its spellings below [`LAST_MOVE_DOUBT`]) and the cell's
-    /// writing, small for the cell, reads as a result when looked at closer
-    /// ([`Self::closer_reading`]): a small `1-0` the reader takes for `-O`, made a
-    /// move by the decoder, which only knows moves. Returns the cell and its closer
-    /// reading, to end the game before it and read its result from.
+    /// The decoded game's last move's cell when it reads better as a result (or a resign
+    /// word) than as that move ([`result::result_in_last_move`]: the decoder, which only
+    /// knows moves, may have made one of a `1-0`), or, where the cell hardly reads as
+    /// that move (the reader's own share of its spellings below [`LAST_MOVE_DOUBT`]),
+    /// when its writing, small for the cell, reads as a result looked at closer
+    /// ([`Self::closer_reading`]: a small `1-0` the reader takes for `-O`). Returns the
+    /// cell, to end the game before it, and the closer reading where that was the one
+    /// to read its result from.
     ///
     /// # Errors
     /// When the model fails.
-    fn closer_result_in_last_move(
+    fn result_in_last_move(
         &self,
         decoded: &DecodedSheet,
         copy: &ReadCopy<'_>,
         model: &mut dyn CellModel,
-    ) -> Result<Option<(usize, CellScores)>, SheetError> {
-        let Some(last) = decoded
-            .entries
-            .iter()
-            .filter(|e| e.ply.is_some() && e.cell.is_some())
-            .max_by_key(|e| e.cell)
+    ) -> Result<Option<(usize, Option<CellScores>)>, SheetError> {
+        let floor = self.params.decode.read_floor;
+        if let Some(cell) =
+            result::result_in_last_move(decoded, copy.scores, model.alphabet(), floor)
+        {
+            return Ok(Some((cell, None)));
+        }
+        let Some((cell, p)) = result::last_move_entry(decoded).and_then(|e| e.cell.zip(e.cell_p))
         else {
-            return Ok(None);
-        };
-        let (Some(cell), Some(p)) = (last.cell, last.cell_p) else {
             return Ok(None);
         };
         if p >= LAST_MOVE_DOUBT {
@@ -768,9 +761,8 @@ impl Pipeline {
         let Some(closer) = self.closer_reading(copy, cell, model)? else {
             return Ok(None);
         };
-        let floor = self.params.decode.read_floor;
         let r = result::result_in_cell(decoded, cell, &closer, model.alphabet(), floor);
-        Ok(r.map(|_| (cell, closer)))
+        Ok(r.map(|_| (cell, Some(closer))))
     }
 
     /// Without a mate, the result written after the last move (on either copy) or marked

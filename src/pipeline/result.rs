@@ -5,11 +5,11 @@
 //! The cell's reading is scored against each way of writing a result with the CTC
 //! forward algorithm, as moves are; a result is taken when the ways of writing it
 //! hold at least [`MIN_SHARE`] of the cell's probability mass and come within
-//! [`RESULT_SLACK`] nats of the reader's own best reading, unless that reading is empty (the cells looked at hold
-//! ink, and the reader often takes a small `=` for nothing; when no result is read and
-//! the reader sees nothing at all there, the pipeline reads the cell's ink again cut
-//! out closer: `closeup.rs`). Only what the reader's
-//! alphabet can spell is looked for: a draw written `½-½` or `1/2` needs a reader with
+//! [`RESULT_SLACK`] nats of the reader's own best reading, unless that reading is empty
+//! (the cells looked at hold ink, and the reader often takes a small `=` for nothing;
+//! when no result is read and the reader sees nothing at all there, the pipeline reads
+//! the cell's ink again cut out closer: `closeup.rs`). Only what the reader's alphabet
+//! can spell is looked for: a draw written `½-½` or `1/2` needs a reader with
 //! `½` and `/` (cellreader 2.1.0 on; with an older one only `=` reads as a draw), and
 //! the resign words need `n`, `u`, `д`, `я` (cellreader 2.2.0 on: [`reads_words`]);
 //! with an older reader a resign cell is not read.
@@ -19,8 +19,9 @@ use crate::grid::Grid;
 use crate::vocab::{Alphabet, CellScores};
 
 /// Share of a cell's probability mass its result's spellings must hold at least; and
-/// come within [`RESULT_SLACK`] nats of the reader's own best reading of the cell (this reader spreads
-/// a cleanly read cell's mass: a `0-1` it reads as `0-1` may hold 0.4 of it).
+/// they must come within [`RESULT_SLACK`] nats of the reader's own best reading of the
+/// cell (this reader spreads a cleanly read cell's mass: a `0-1` it reads as `0-1` may
+/// hold 0.4 of it).
 pub const MIN_SHARE: f32 = 0.15;
 
 /// Cells after the last move looked at for a result (a player may leave the other
@@ -94,6 +95,7 @@ const RESIGNED: &str = "resigned";
 /// `Resigns` read `Re5igf5`), sheets seed 31 resign words 9 -> 11 of 15, and the 177 HCS
 /// pages, forms seeds 10, 12 and 38 and the 192 selection sheets unchanged.
 const WORD_SLACK: f32 = 5.0;
+const WORD_MIN_SHARE: f32 = 0.001;
 
 /// How far (nats) a written result may fall short of the reader's own best reading of
 /// the cell and still be read (its share of the cell's mass must still reach
@@ -106,7 +108,6 @@ const WORD_SLACK: f32 = 5.0;
 /// game's invented last move dropped), at 0.5 two of them; none invented at any of
 /// these. Exact before stop 44.
 const RESULT_SLACK: f32 = 2.0;
-const WORD_MIN_SHARE: f32 = 0.001;
 
 /// Whether the reader's alphabet spells the resign words (cellreader 2.2.0 on).
 pub fn reads_words(alphabet: &Alphabet) -> bool {
@@ -202,7 +203,7 @@ fn best_share(
 }
 
 /// The entry of the last cell that gives the game a move.
-fn last_move_entry(decoded: &DecodedSheet) -> Option<&Entry> {
+pub fn last_move_entry(decoded: &DecodedSheet) -> Option<&Entry> {
     decoded
         .entries
         .iter()

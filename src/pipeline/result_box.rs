@@ -24,7 +24,7 @@ const MARK_RATIO: f32 = 2.0;
 const MIN_MARK: u32 = 40;
 
 /// Pixels painted out on each side of a rule (its blurred edge), as in `closeup.rs`.
-const RULE_EDGE: i64 = 2;
+const RULE_EDGE: usize = 2;
 
 /// Row heights (of the table) below its last row that are searched.
 const BELOW_ROWS: f32 = 5.0;
@@ -234,11 +234,11 @@ pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32)
             let mut picture = image::imageops::crop_imm(image, xa, y0, xb - xa, y1 - y0).to_image();
             // A rule's blurred edge, lighter than the cut, is painted out with it: left
             // in, a box's faint sides read as glyphs (`1-0` read `T1-0`).
-            let (bw, bh) = (band.w as i64, band.h as i64);
+            let near = |v: usize, n: usize| v.saturating_sub(RULE_EDGE)..(v + RULE_EDGE + 1).min(n);
             for (i, _) in band.rule.iter().enumerate().filter(|(_, r)| **r) {
-                let (x, y) = ((i % band.w) as i64, (i / band.w) as i64);
-                for yy in (y - RULE_EDGE).max(0)..(y + RULE_EDGE + 1).min(bh) {
-                    for xx in (x - RULE_EDGE).max(0)..(x + RULE_EDGE + 1).min(bw) {
+                let (x, y) = (i % band.w, i / band.w);
+                for yy in near(y, band.h) {
+                    for xx in near(x, band.w) {
                         picture.put_pixel(xx as u32, yy as u32, image::Luma([paper as u8]));
                     }
                 }
