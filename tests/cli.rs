@@ -986,6 +986,47 @@ fn a_small_result_the_decoder_made_a_move_is_looked_at_closer() {
 }
 
 #[test]
+fn both_copies_small_result_the_decoder_made_a_move_is_looked_at_closer() {
+    // The page of the test above as both players' copies (`--pairs`): the decoder,
+    // summing both copies' evidence, makes a 68th ply of the small `1-0` they both
+    // show; each copy's cell cut out closer reads `1-0`, so the game ends with White's
+    // 34th move, 1-0, as read from one copy.
+    let dir = tempfile::tempdir().unwrap();
+    let page = root().join("tests/fixtures/pages/small_result_read_as_move.jpg");
+    for copy in ["game_w.jpg", "game_b.jpg"] {
+        std::fs::copy(&page, dir.path().join(copy)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(dir.path().join("game_w.jpg"))
+        .arg(dir.path().join("game_b.jpg")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("game.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["copies"].as_array().map(Vec::len),
+        Some(2),
+        "read as a pair"
+    );
+    let last = report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["san"].is_string())
+        .unwrap();
+    assert_eq!(
+        (last["move"].as_u64(), last["side"].as_str()),
+        (Some(34), Some("white")),
+        "the game ends before the result's cell: {last}"
+    );
+    assert_eq!(report["result"], "1-0", "{}", report["result_note"]);
+    assert_eq!(report["result_from"], "sheet");
+    assert_pgn_result(&dir, "game", "1-0");
+}
+
+#[test]
 fn one_scale_for_moves_and_alternatives_and_review_by_budget() {
     // Every sample read with a review budget of 5% of the batch's moves: no
     // alternative above its move, the move and its alternatives sum to at most 1,

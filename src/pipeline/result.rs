@@ -257,11 +257,8 @@ pub fn result_in_cell(
     alphabet: &Alphabet,
     floor: f32,
 ) -> Option<WrittenResult> {
-    let (result, share) = best_share(scores, alphabet, floor, true, false)?;
+    let (result, share) = result_in_copies(&[scores], alphabet, floor, false)?;
     let resigned = result == RESIGNED;
-    if share < if resigned { WORD_MIN_SHARE } else { MIN_SHARE } {
-        return None;
-    }
     let result = if !resigned {
         result
     } else if decoded.moves.len().is_multiple_of(2) {
@@ -277,19 +274,63 @@ pub fn result_in_cell(
     })
 }
 
+/// The result (or [`RESIGNED`]) that every copy's reading of one cell shows, each copy's
+/// share of it at least [`MIN_SHARE`] (a resign word's [`WORD_MIN_SHARE`], unless
+/// `strict`), with the product of those shares: the share of the copies' summed
+/// evidence, as the decoder's `cell_p` of a move read from several copies is. `None`
+/// where a copy shows no result or another one.
+fn result_in_copies(
+    cells: &[&CellScores],
+    alphabet: &Alphabet,
+    floor: f32,
+    strict: bool,
+) -> Option<(String, f32)> {
+    let mut agreed: Option<(String, f32)> = None;
+    for scores in cells {
+        let (result, share) = best_share(scores, alphabet, floor, true, false)?;
+        let least = if result == RESIGNED && !strict {
+            WORD_MIN_SHARE
+        } else {
+            MIN_SHARE
+        };
+        if share < least {
+            return None;
+        }
+        agreed = match agreed {
+            None => Some((result, share)),
+            Some((seen, product)) if seen == result => Some((seen, product * share)),
+            Some(_) => return None,
+        };
+    }
+    agreed
+}
+
+/// Whether every copy's reading of cell `cell` (those the copies have) shows one
+/// result or resign word, as [`result_in_cell`] takes it from one copy.
+pub fn copies_show_result(cells: &[&CellScores], alphabet: &Alphabet, floor: f32) -> bool {
+    result_in_copies(cells, alphabet, floor, false).is_some()
+}
+
 /// The last decoded move's cell, when it reads better as a result (or a resign word)
 /// than as that move (the decoder, which only knows moves, may have made one of a
-/// `1-0`): the cell to end the game before.
+/// `1-0`): the cell to end the game before. With several copies of the game
+/// (`copies`, each its cells' scores), each must show the same result, and their
+/// shares' product is weighed against the move's `cell_p` (the share of the copies'
+/// summed evidence).
 pub fn result_in_last_move(
     decoded: &DecodedSheet,
-    scores: &[CellScores],
+    copies: &[&[CellScores]],
     alphabet: &Alphabet,
     floor: f32,
 ) -> Option<usize> {
     let last = last_move_entry(decoded)?;
     let cell = last.cell?;
-    let (_, share) = best_share(scores.get(cell)?, alphabet, floor, true, false)?;
-    (share >= MIN_SHARE && share > last.cell_p.unwrap_or(0.0)).then_some(cell)
+    let cells: Vec<&CellScores> = copies.iter().filter_map(|c| c.get(cell)).collect();
+    if cells.is_empty() {
+        return None;
+    }
+    let (_, share) = result_in_copies(&cells, alphabet, floor, true)?;
+    (share > last.cell_p.unwrap_or(0.0)).then_some(cell)
 }
 
 /// Readings for tests: a small alphabet and a cell that shows a text cleanly.
