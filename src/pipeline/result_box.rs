@@ -26,6 +26,9 @@ const MIN_MARK: u32 = 40;
 /// Pixels painted out on each side of a rule (its blurred edge), as in `closeup.rs`.
 const RULE_EDGE: usize = 2;
 
+/// Rows past a line of print either way in which the rules of its boxes are looked for.
+const RULE_MARGIN: u32 = 3;
+
 /// Row heights (of the table) below its last row that are searched.
 const BELOW_ROWS: f32 = 5.0;
 
@@ -268,22 +271,33 @@ struct Band {
 impl Band {
     fn new(image: &GrayImage, xa: u32, xb: u32, y0: u32, y1: u32, cut: u8, pitch: f32) -> Band {
         let (w, h) = ((xb - xa) as usize, (y1 - y0) as usize);
-        let mut ink: Vec<bool> = (0..h)
+        // Rules are looked for [`RULE_MARGIN`] rows past the band either way: on a page
+        // turned a little, a box's top or bottom rule runs out of the band along its
+        // length, and the piece left inside, too short to be a rule, would count as a
+        // mark over the option.
+        let ya = y0.saturating_sub(RULE_MARGIN);
+        let yb = (y1 + RULE_MARGIN).min(image.height());
+        let (top, ph) = ((y0 - ya) as usize, (yb - ya) as usize);
+        let padded: Vec<bool> = (0..ph)
             .flat_map(|y| (0..w).map(move |x| (x, y)))
-            .map(|(x, y)| image.get_pixel(xa + x as u32, y0 + y as u32)[0] < cut)
+            .map(|(x, y)| image.get_pixel(xa + x as u32, ya + y as u32)[0] < cut)
             .collect();
         let long_row = ((1.5 * pitch).min(1.2 * h as f32) as usize).max(4);
-        let mut rule = vec![false; w * h];
-        let rule_rows = long_runs(&ink, w, h, true, long_row, &mut rule);
-        if let (Some(&top), Some(&low)) = (rule_rows.first(), rule_rows.last())
-            && low - top >= 3
+        let mut padded_rule = vec![false; w * ph];
+        let rule_rows = long_runs(&padded, w, ph, true, long_row, &mut padded_rule);
+        if let (Some(&first), Some(&low)) = (rule_rows.first(), rule_rows.last())
+            && low - first >= 3
         {
-            let long_col = ((0.7 * (low - top) as f32) as usize).max(3);
-            long_runs(&ink, w, h, false, long_col, &mut rule);
+            let long_col = ((0.7 * (low - first) as f32) as usize).max(3);
+            long_runs(&padded, w, ph, false, long_col, &mut padded_rule);
         }
-        for (d, r) in ink.iter_mut().zip(&rule) {
-            *d &= !r;
-        }
+        let rows = top * w..(top + h) * w;
+        let rule = padded_rule[rows.clone()].to_vec();
+        let ink = padded[rows]
+            .iter()
+            .zip(&rule)
+            .map(|(d, r)| *d && !r)
+            .collect();
         Band { w, h, ink, rule }
     }
 
@@ -775,6 +789,53 @@ mod tests {
         }
     }
 
+    /// Each word of `line` read as the option whose box (of [`options_page`]) holds its
+    /// centre.
+    fn read_options(line: &Line, a: &Alphabet) -> Vec<Option<CellScores>> {
+        line.words
+            .iter()
+            .map(|w| {
+                let text = match w.centre() as u32 {
+                    100..170 => "1-0",
+                    190..260 => "½-½",
+                    280..350 => "0-1",
+                    _ => return None,
+                };
+                Some(reading(text, a))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_box_rule_running_out_of_the_line_is_still_a_rule() {
+        // A photographed form: the first box's top rule steps up two rows halfway along
+        // (the page turned a little), and the band below the table starts between its
+        // two halves. The half inside the band, 30 px, is too short for a rule on its
+        // own; left in, it counted as a mark above the unmarked `1-0` (a photographed
+        // chesscom form, training hands seed 61, was given 1-0 that way).
+        let a = alphabet();
+        let mut img = options_page(false);
+        let paper = image::Luma([230]);
+        let dark = image::Luma([20]);
+        for x in 100..140 {
+            for (from, to) in [(80, 78), (81, 79)] {
+                img.put_pixel(x, from, paper);
+                img.put_pixel(x, to, dark);
+            }
+        }
+        // The search starts a quarter of a row below the table's foot: row 80.
+        let lines = words_below(&img, 20, 480, 73, 30.0);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let line = &lines[0];
+        assert_eq!(line.words[0].y0, 80);
+        let scores = read_options(line, &a);
+        assert_eq!(scores.iter().flatten().count(), 3, "{:?}", line.words);
+        let got = marked_in_line(&line.words, &scores, &a, 6.0, &|x0, x1, p| {
+            line.slot_ink(x0, x1, p)
+        });
+        assert_eq!(got, None);
+    }
+
     #[test]
     fn a_circle_round_a_printed_option_is_found_and_unmarked_boxes_give_none() {
         let a = alphabet();
@@ -783,20 +844,7 @@ mod tests {
             let lines = words_below(&img, 20, 480, 40, 30.0);
             assert_eq!(lines.len(), 1, "{lines:?}");
             let line = &lines[0];
-            // Each word reads as the option whose box holds its centre.
-            let scores: Vec<Option<CellScores>> = line
-                .words
-                .iter()
-                .map(|w| {
-                    let text = match w.centre() as u32 {
-                        100..170 => "1-0",
-                        190..260 => "½-½",
-                        280..350 => "0-1",
-                        _ => return None,
-                    };
-                    Some(reading(text, &a))
-                })
-                .collect();
+            let scores = read_options(line, &a);
             assert_eq!(scores.iter().flatten().count(), 3, "{:?}", line.words);
             // The boxes' rules are taken out: an unmarked option is its print alone
             // (28 px), and the picture the reader is shown has paper where they ran.
