@@ -169,37 +169,79 @@ pub fn marked_result(
 /// The words of each line of print in the band below the table of `grid`, left to
 /// right; lines top to bottom. Empty when the page has no room below the table.
 fn words_below_grid(image: &GrayImage, grid: &Grid) -> Vec<Line> {
-    let (Some(x0), Some(x1), Some(bottom)) = (
+    let (Some(x0), Some(x1)) = (
         grid.cells.iter().map(|c| c.bbox.x).min(),
         grid.cells.iter().map(|c| c.bbox.x + c.bbox.w).max(),
-        grid.cells.iter().map(|c| c.bbox.y + c.bbox.h).max(),
     ) else {
         return Vec::new();
     };
-    words_below(image, x0, x1, bottom, grid.row_pitch)
+    // The table's foot column by column: on a photographed page its rows tilt, and the
+    // options printed close below the left block can start above the right block's
+    // foot. Columns no cell covers (number strips) take the foot to their left.
+    let mut foot: Vec<Option<u32>> = vec![None; (x1 - x0) as usize];
+    for c in &grid.cells {
+        let b = c.bbox.y + c.bbox.h;
+        for f in &mut foot[(c.bbox.x - x0) as usize..(c.bbox.x + c.bbox.w - x0) as usize] {
+            *f = Some(f.map_or(b, |v| v.max(b)));
+        }
+    }
+    let mut last = foot.iter().flatten().next().copied().unwrap_or(0);
+    let foot: Vec<u32> = foot
+        .into_iter()
+        .map(|f| {
+            last = f.unwrap_or(last);
+            last
+        })
+        .collect();
+    let at = |x: u32| foot[(x.clamp(x0, x1 - 1) - x0) as usize];
+    words_below(image, x0, x1, &at, grid.row_pitch)
 }
 
 /// [`words_below_grid`] for a table spanning columns `x0..x1`, its last row ending at
-/// `bottom`, rows `pitch` apart.
-pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32) -> Vec<Line> {
+/// `bottom(x)` in page column `x`, rows `pitch` apart: the band searched starts a
+/// quarter of a row below the table's foot in each column.
+pub fn words_below(
+    image: &GrayImage,
+    x0: u32,
+    x1: u32,
+    bottom: &dyn Fn(u32) -> u32,
+    pitch: f32,
+) -> Vec<Line> {
     let pitch = pitch.max(8.0);
     let (w, h) = image.dimensions();
     let xa = (x0 as f32 - 0.5 * pitch).max(0.0) as u32;
     let xb = ((x1 as f32 + 0.5 * pitch) as u32).min(w);
-    let ya = ((bottom as f32 + 0.25 * pitch) as u32).min(h);
-    let yb = ((bottom as f32 + BELOW_ROWS * pitch) as u32).min(h);
-    if xb <= xa + 8 || yb <= ya + 8 {
+    if xb <= xa + 8 {
         return Vec::new();
     }
+    let start: Vec<u32> = (xa..xb)
+        .map(|x| ((bottom(x) as f32 + 0.25 * pitch) as u32).min(h))
+        .collect();
+    let deepest = (xa..xb).map(bottom).max().unwrap_or(0);
+    let (Some(&ya), yb) = (
+        start.iter().min(),
+        ((deepest as f32 + BELOW_ROWS * pitch) as u32).min(h),
+    ) else {
+        return Vec::new();
+    };
+    if yb <= ya + 8 {
+        return Vec::new();
+    }
+    let below = |x: u32, y: u32| y >= start[(x - xa) as usize];
     let mut tones: Vec<u8> = (ya..yb)
         .step_by(3)
         .flat_map(|y| (xa..xb).step_by(3).map(move |x| (x, y)))
+        .filter(|&(x, y)| below(x, y))
         .map(|(x, y)| image.get_pixel(x, y)[0])
         .collect();
+    if tones.is_empty() {
+        return Vec::new();
+    }
     tones.sort_unstable();
     let paper = f32::from(tones[tones.len() * 3 / 4]);
     let cut = (0.6 * paper) as u8;
-    let dark = |x: u32, y: u32| image.get_pixel(x, y)[0] < cut;
+    let any_dark = |x: u32, y: u32| image.get_pixel(x, y)[0] < cut;
+    let dark = |x: u32, y: u32| below(x, y) && any_dark(x, y);
     // Lines: runs of rows with ink, gaps of a few pixels bridged.
     let row_ink: Vec<u32> = (ya..yb)
         .map(|y| (xa..xb).filter(|&x| dark(x, y)).count() as u32)
@@ -213,7 +255,7 @@ pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32)
         if ((y1 - y0) as f32) < 0.3 * pitch || ((y1 - y0) as f32) > 3.0 * pitch {
             continue;
         }
-        let band = Band::new(image, xa, xb, y0, y1, cut, pitch);
+        let band = Band::new(&any_dark, &below, xa..xb, y0..y1, h, pitch);
         let col_ink: Vec<u32> = (0..band.w)
             .map(|x| (0..band.h).filter(|&y| band.ink[y * band.w + x]).count() as u32)
             .collect();
@@ -235,6 +277,12 @@ pub fn words_below(image: &GrayImage, x0: u32, x1: u32, bottom: u32, pitch: f32)
             .collect();
         if !words.is_empty() {
             let mut picture = image::imageops::crop_imm(image, xa, y0, xb - xa, y1 - y0).to_image();
+            // The table above the band's start is paper.
+            for (x, y, px) in picture.enumerate_pixels_mut() {
+                if !below(xa + x, y0 + y) {
+                    *px = image::Luma([paper as u8]);
+                }
+            }
             // A rule's blurred edge, lighter than the cut, is painted out with it: left
             // in, a box's faint sides read as glyphs (`1-0` read `T1-0`).
             let near = |v: usize, n: usize| v.saturating_sub(RULE_EDGE)..(v + RULE_EDGE + 1).min(n);
@@ -269,18 +317,29 @@ struct Band {
 }
 
 impl Band {
-    fn new(image: &GrayImage, xa: u32, xb: u32, y0: u32, y1: u32, cut: u8, pitch: f32) -> Band {
+    /// The band of page rows `rows` and columns `cols` of a page `height` rows high, its
+    /// dark pixels as `dark` (page coordinates) gives them; rules are looked for in all
+    /// of them, ink kept only where `below` (below the table).
+    fn new(
+        dark: &dyn Fn(u32, u32) -> bool,
+        below: &dyn Fn(u32, u32) -> bool,
+        cols: std::ops::Range<u32>,
+        rows: std::ops::Range<u32>,
+        height: u32,
+        pitch: f32,
+    ) -> Band {
+        let (xa, xb, y0, y1) = (cols.start, cols.end, rows.start, rows.end);
         let (w, h) = ((xb - xa) as usize, (y1 - y0) as usize);
         // Rules are looked for [`RULE_MARGIN`] rows past the band either way: on a page
         // turned a little, a box's top or bottom rule runs out of the band along its
         // length, and the piece left inside, too short to be a rule, would count as a
         // mark over the option.
         let ya = y0.saturating_sub(RULE_MARGIN);
-        let yb = (y1 + RULE_MARGIN).min(image.height());
+        let yb = (y1 + RULE_MARGIN).min(height);
         let (top, ph) = ((y0 - ya) as usize, (yb - ya) as usize);
         let padded: Vec<bool> = (0..ph)
             .flat_map(|y| (0..w).map(move |x| (x, y)))
-            .map(|(x, y)| image.get_pixel(xa + x as u32, ya + y as u32)[0] < cut)
+            .map(|(x, y)| dark(xa + x as u32, ya + y as u32))
             .collect();
         let long_row = ((1.5 * pitch).min(1.2 * h as f32) as usize).max(4);
         let mut padded_rule = vec![false; w * ph];
@@ -296,7 +355,8 @@ impl Band {
         let ink = padded[rows]
             .iter()
             .zip(&rule)
-            .map(|(d, r)| *d && !r)
+            .enumerate()
+            .map(|(i, (d, r))| *d && !r && below(xa + (i % w) as u32, y0 + (i / w) as u32))
             .collect();
         Band { w, h, ink, rule }
     }
@@ -699,7 +759,7 @@ mod tests {
         for x in 20..380 {
             img.put_pixel(x, 190, image::Luma([20]));
         }
-        let lines = words_below(&img, 20, 380, 100, 40.0);
+        let lines = words_below(&img, 20, 380, &|_| 100, 40.0);
         assert_eq!(lines.len(), 1, "{lines:?}");
         let spans: Vec<(u32, u32)> = lines[0].words.iter().map(|w| (w.x0, w.x1)).collect();
         assert_eq!(spans, [(40, 68), (110, 138), (180, 208)]);
@@ -766,7 +826,7 @@ mod tests {
                 }
             }
         }
-        let lines = words_below(&img, 20, 480, 40, 30.0);
+        let lines = words_below(&img, 20, 480, &|_| 40, 30.0);
         assert_eq!(lines.len(), 1, "{lines:?}");
         let line = &lines[0];
         let (lw, lh) = line.image.dimensions();
@@ -824,7 +884,7 @@ mod tests {
             }
         }
         // The search starts a quarter of a row below the table's foot: row 80.
-        let lines = words_below(&img, 20, 480, 73, 30.0);
+        let lines = words_below(&img, 20, 480, &|_| 73, 30.0);
         assert_eq!(lines.len(), 1, "{lines:?}");
         let line = &lines[0];
         assert_eq!(line.words[0].y0, 80);
@@ -837,11 +897,44 @@ mod tests {
     }
 
     #[test]
+    fn options_close_below_a_tilted_tables_left_block_are_found() {
+        // A photographed page: the table's right block (x 400-480) ends 60 px lower than
+        // its left one, below the top of the options' boxes, which sit close under the
+        // left block. Searched from a quarter of a row below the table's deepest foot,
+        // the boxes' top halves were cut off and nothing read (a photographed chesscom
+        // form, training hands seed 62, lost its circled 1-0 that way); searched column
+        // by column, the options are found, and the right block's last row, above its
+        // own foot, is not taken for print.
+        let a = alphabet();
+        let mut img = options_page(true);
+        let dark = image::Luma([20]);
+        for x in 400..480 {
+            img.put_pixel(x, 99, dark);
+        }
+        for x in (410..460).step_by(5) {
+            for y in 70..95 {
+                img.put_pixel(x, y, dark);
+            }
+        }
+        let foot = |x: u32| if x < 400 { 40 } else { 100 };
+        let lines = words_below(&img, 20, 480, &foot, 30.0);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let line = &lines[0];
+        assert!(line.words.iter().all(|w| w.x1 <= 400), "{:?}", line.words);
+        let scores = read_options(line, &a);
+        assert_eq!(scores.iter().flatten().count(), 3, "{:?}", line.words);
+        let got = marked_in_line(&line.words, &scores, &a, 6.0, &|x0, x1, p| {
+            line.slot_ink(x0, x1, p)
+        });
+        assert_eq!(got.map(|m| m.result).as_deref(), Some("1/2-1/2"));
+    }
+
+    #[test]
     fn a_circle_round_a_printed_option_is_found_and_unmarked_boxes_give_none() {
         let a = alphabet();
         for circled in [true, false] {
             let img = options_page(circled);
-            let lines = words_below(&img, 20, 480, 40, 30.0);
+            let lines = words_below(&img, 20, 480, &|_| 40, 30.0);
             assert_eq!(lines.len(), 1, "{lines:?}");
             let line = &lines[0];
             let scores = read_options(line, &a);
