@@ -756,8 +756,9 @@ impl Pipeline {
     /// The decoded game's last move's cell when it reads better as a result (or a resign
     /// word) than as that move ([`result::result_in_last_move`]: the decoder, which only
     /// knows moves, may have made one of a `1-0`), or, where the cell hardly reads as
-    /// that move (the reader's own share of its spellings below [`LAST_MOVE_DOUBT`], or a
-    /// move the decoder put there that the cell does not show), when its writing, small for the cell, reads as a result looked at closer
+    /// that move (the reader's own share of its spellings below [`LAST_MOVE_DOUBT`], or
+    /// a move the decoder put there that the cell does not show), when its writing,
+    /// small for the cell, reads as a result looked at closer
     /// ([`Self::closer_reading`]: a small `1-0` the reader takes for `-O`). With both
     /// players' copies (`copies`, read as one game), each copy must show the same result,
     /// and the share is that of their summed evidence, as the move's is. Returns the

@@ -305,7 +305,7 @@ fn result_in_copies(
     agreed
 }
 
-/// Whether every copy's reading of cell `cell` (those the copies have) shows one
+/// Whether every copy's reading of one cell (`cells`, one per copy) shows the same
 /// result or resign word, as [`result_in_cell`] takes it from one copy.
 pub fn copies_show_result(cells: &[&CellScores], alphabet: &Alphabet, floor: f32) -> bool {
     result_in_copies(cells, alphabet, floor, false).is_some()

@@ -214,16 +214,14 @@ pub fn words_below(
     if xb <= xa + 8 {
         return Vec::new();
     }
-    let start: Vec<u32> = (xa..xb)
-        .map(|x| ((bottom(x) as f32 + 0.25 * pitch) as u32).min(h))
+    let foot: Vec<u32> = (xa..xb).map(bottom).collect();
+    let start: Vec<u32> = foot
+        .iter()
+        .map(|&f| ((f as f32 + 0.25 * pitch) as u32).min(h))
         .collect();
-    let deepest = (xa..xb).map(bottom).max().unwrap_or(0);
-    let (Some(&ya), yb) = (
-        start.iter().min(),
-        ((deepest as f32 + BELOW_ROWS * pitch) as u32).min(h),
-    ) else {
-        return Vec::new();
-    };
+    let deepest = foot.iter().copied().max().unwrap_or(0);
+    let ya = start.iter().copied().min().unwrap_or(h);
+    let yb = ((deepest as f32 + BELOW_ROWS * pitch) as u32).min(h);
     if yb <= ya + 8 {
         return Vec::new();
     }
