@@ -22,6 +22,7 @@ pub mod convert;
 pub mod corrections;
 pub mod decode;
 pub mod eval;
+pub(crate) mod form;
 pub mod glyph;
 pub mod grid;
 pub mod model;
@@ -42,8 +43,8 @@ pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
-    CutCell, CutPage, GameRead, PairRead, Pipeline, PipelineParams, Reread, RereadError,
-    SheetError, SheetOptions, SheetRead, cut_cells, reload_pages,
+    CopyRead, CutCell, CutPage, GameRead, Pipeline, PipelineParams, Reread, RereadError,
+    SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
 };
 pub use report::{
     Correction, HeaderCorrection, PgnTags, Producer, ReadSettings, ReviewSheet, SheetReport,

@@ -1569,3 +1569,90 @@ fn a_game_over_two_sheets_is_read_as_one_game() {
     let o = run(bin().arg("review").arg(&out));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn both_copies_of_a_game_over_two_sheets_are_read_as_one_game() {
+    // Both players' copies, each over two sheets (`r1_w`, `r1_w-2`, `r1_b`, `r1_b-2`):
+    // one game from four sheets, each copy's sheets listed and each move's cell placed
+    // on its copy's sheet; a fix on the second sheets re-reads all four.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    for (from, to) in [
+        ("synth_de_3.jpg", "r1_w.jpg"),
+        ("synth_de_3-2.jpg", "r1_w-2.jpg"),
+        ("synth_de_3.jpg", "r1_b.jpg"),
+        ("synth_de_3-2.jpg", "r1_b-2.jpg"),
+    ] {
+        std::fs::copy(root().join("samples").join(from), input.join(to)).unwrap();
+    }
+    let out = dir.path().join("out");
+    let o = run(bin()
+        .args(["read", "-q", "--pairs", "--beam", "64", "-o"])
+        .arg(&out)
+        .arg(&input));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["r1.json", "r1.pgn"], "one game, one report");
+    let json = out.join("r1.json");
+    let load = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let report = load();
+    let copies = report["copies"].as_array().unwrap();
+    assert_eq!(copies.len(), 2);
+    for (copy, side) in copies.iter().zip(["r1_w", "r1_b"]) {
+        let sheets = copy["sheets"].as_array().unwrap();
+        assert_eq!(sheets.len(), 2, "{copy}");
+        assert!(sheets[0]["source"].as_str().unwrap().ends_with(&format!("{side}.jpg")));
+        assert!(sheets[1]["source"].as_str().unwrap().ends_with(&format!("{side}-2.jpg")));
+    }
+    let moves = report["moves"].as_array().unwrap();
+    for m in moves.iter().filter(|m| m["box"].is_array()) {
+        let on_second = u64::from(m["move"].as_u64().unwrap() > 60);
+        assert_eq!(m["sheet"].as_u64(), Some(on_second), "{m}");
+        let cells = m["copies"].as_array().unwrap();
+        assert_eq!(cells.len(), 2, "{m}");
+        for c in cells {
+            assert_eq!(c["sheet"].as_u64(), Some(on_second), "{m}");
+        }
+    }
+    let want = pgn_moves(
+        &std::fs::read_to_string(root().join("samples/synth_de_3.expected.pgn")).unwrap(),
+    );
+    let got: Vec<&str> = moves.iter().filter_map(|m| m["san"].as_str()).collect();
+    let same = want
+        .iter()
+        .zip(&got)
+        .filter(|(a, b)| a.trim_end_matches(['+', '#']) == b.trim_end_matches(['+', '#']))
+        .count();
+    assert!(same * 10 >= want.len() * 9, "{same} of {} plies", want.len());
+
+    // a correction on the second sheets: re-read from all four, both copies kept
+    let cell = moves
+        .iter()
+        .find(|m| m["move"] == 62 && m["side"] == "white")
+        .unwrap();
+    let san = cell["san"].as_str().unwrap().to_string();
+    let o = run(bin()
+        .arg("fix")
+        .arg(&json)
+        .args(["--cell", "62w", &san, "--by", "t"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let fixed = load();
+    let copies = fixed["copies"].as_array().unwrap();
+    assert_eq!(copies.len(), 2);
+    assert!(copies.iter().all(|c| c["sheets"].as_array().unwrap().len() == 2));
+    let locked = fixed["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == 62 && m["side"] == "white")
+        .unwrap();
+    assert_eq!(locked["state"], "locked", "{locked}");
+    assert_eq!(locked["san"].as_str(), Some(san.as_str()));
+}

@@ -174,3 +174,105 @@ fn das_sheet_reads_into_report_and_record() {
     assert!(pgn.contains("[Variant \"Das\"]\n"), "{pgn}");
     assert_eq!(main_line(&pgn), written, "{pgn}");
 }
+
+/// A fake reader for two copies of one sheet: the `k`-th call reads the `k`-th copy's
+/// cells (the pipeline reads each copy's cells in one call).
+struct TwoCopies {
+    alphabet: Alphabet,
+    copies: Vec<Vec<CellScores>>,
+    blank: CellScores,
+    calls: usize,
+}
+
+impl CellModel for TwoCopies {
+    fn alphabet(&self) -> &Alphabet {
+        &self.alphabet
+    }
+
+    fn read(&mut self, crops: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+        let copy = self.copies.get(self.calls).cloned().unwrap_or_default();
+        self.calls += 1;
+        Ok((0..crops.len())
+            .map(|i| copy.get(i).unwrap_or(&self.blank).clone())
+            .collect())
+    }
+}
+
+#[test]
+fn both_copies_of_a_das_sheet_are_read_as_das() {
+    // Each copy misses one move (cell 3 left blank on White's copy, cell 5 on
+    // Black's); the other copy carries it.
+    let written = ["i5", "f8", "g3", "Qj5+", "Hi4", "Qxi4+", "h3", "Qxh3++"];
+    let alphabet = model_alphabet();
+    let clean = NoiseModel {
+        confusion: 0.0,
+        drop_mark: 0.0,
+        ..NoiseModel::default()
+    };
+    let sim = Simulator::new(&alphabet, clean, Mistakes::none());
+    let rng = std::cell::RefCell::new(Rng::new(8));
+    let copy = |hole: usize| -> Vec<CellScores> {
+        written
+            .iter()
+            .enumerate()
+            .map(|(i, t)| sim.cell(if i == hole { "" } else { t }, &mut rng.borrow_mut()))
+            .collect()
+    };
+    let copies = vec![copy(3), copy(5)];
+    let blank = sim.cell("", &mut rng.borrow_mut());
+    let mut model = TwoCopies {
+        blank,
+        copies,
+        alphabet,
+        calls: 0,
+    };
+    let form = Form::fide(1000, 1414);
+    let image = render(&form, &Distortion::default()).image;
+    let page = |name: &str| Page::from_image(image.clone(), name.as_ref(), 0, &PageParams::default());
+    let params = PipelineParams {
+        variant: Variant::Das,
+        ..PipelineParams::default()
+    };
+    let game = Pipeline::new(params)
+        .read_game(
+            vec![vec![page("w.png")], vec![page("b.png")]],
+            &mut model,
+            &SheetOptions::default(),
+        )
+        .expect("the synthetic form has a move table");
+    assert_eq!(model.calls, 2, "one reading of each copy's cells");
+    let report = &game.report;
+    assert_eq!(report.notation, "das");
+    assert_eq!(report.copies.len(), 2);
+    let das = game.das.as_ref().expect("a Das record");
+    assert_eq!(das.moves(), written, "{:#?}", report.moves);
+    for (i, m) in report.moves.iter().enumerate() {
+        assert_eq!(m.written.as_deref(), Some(written[i]));
+        assert_eq!(m.copies.len(), 2, "{m:?}");
+        // the copy with the hole reads nothing there, the other the move
+        for c in &m.copies {
+            let hole = [3, 5][c.copy];
+            assert_eq!(c.read.is_empty(), i == hole, "{m:?}");
+        }
+    }
+    // Either copy alone misses its hole.
+    let one = |k: usize| {
+        let copies = vec![copy([3, 5][k])];
+        let blank = sim.cell("", &mut rng.borrow_mut());
+        let mut model = TwoCopies {
+            blank,
+            copies,
+            alphabet: model_alphabet(),
+            calls: 0,
+        };
+        let params = PipelineParams {
+            variant: Variant::Das,
+            ..PipelineParams::default()
+        };
+        let game = Pipeline::new(params)
+            .read_page(page("one.png"), &mut model, &SheetOptions::default())
+            .unwrap();
+        game.das.unwrap().moves().len()
+    };
+    assert!(one(0) < written.len() && one(1) < written.len());
+}

@@ -109,6 +109,8 @@ fn stages_import_only_downward() {
                 "pipeline", "report", "decode", "model", "eval", "grid", "page",
             ],
         ),
+        ("form", &["pipeline", "report", "eval", "pairings"]),
+        ("ruling", &["page", "grid", "pipeline", "report", "form"]),
     ];
     let mut bad = Vec::new();
     for (stage, forbidden) in rules {
@@ -128,4 +130,131 @@ fn stages_import_only_downward() {
         }
     }
     assert!(bad.is_empty(), "upward imports: {bad:?}");
+}
+
+/// The files of one folder that a file imports: `super::NAME` and
+/// `crate::<folder path>::NAME` where NAME is another file (or subfolder) of the folder.
+fn sibling_imports(file: &Path, folder_path: &str, siblings: &[String]) -> Vec<String> {
+    let text = code(file);
+    let mut found: Vec<String> = segments(&text, "super::");
+    if !folder_path.is_empty() {
+        found.extend(segments(&text, &format!("crate::{folder_path}::")));
+    }
+    let own = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut out: Vec<String> = found
+        .into_iter()
+        .filter(|s| siblings.contains(s) && *s != own)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A circle in `edges` (file -> files it imports), if any, as the files around it.
+fn circle(edges: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        edges: &std::collections::BTreeMap<String, Vec<String>>,
+        state: &mut std::collections::BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(n) {
+            Some(2) => return None,
+            Some(1) => {
+                let at = path.iter().position(|p| p == n).unwrap_or(0);
+                let mut c = path[at..].to_vec();
+                c.push(n.to_string());
+                return Some(c);
+            }
+            _ => {}
+        }
+        state.insert(n.to_string(), 1);
+        path.push(n.to_string());
+        for m in edges.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, edges, state, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = std::collections::BTreeMap::new();
+    for n in edges.keys() {
+        if let Some(c) = visit(n, edges, &mut state, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[test]
+fn no_two_files_of_a_folder_import_each_other_round_a_circle() {
+    // A folder's `mod.rs` is its facade and vocabulary: its files may use its types.
+    // Between the other files imports run one way: the types a group of files shares
+    // live in a file that imports none of them.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders = vec![];
+    let mut todo = vec![src.clone()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).expect("source folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                todo.push(path.clone());
+                folders.push(path);
+            }
+        }
+    }
+    assert!(folders.len() > 5, "src has its stage folders: {folders:?}");
+    let mut bad = Vec::new();
+    for dir in folders {
+        let rel = dir.strip_prefix(&src).unwrap();
+        let folder_path = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("::");
+        let mut siblings = Vec::new();
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                siblings.push(stem);
+            } else if path.extension().is_some_and(|e| e == "rs") && stem != "mod" {
+                siblings.push(stem);
+                files.push(path);
+            }
+        }
+        let edges: std::collections::BTreeMap<String, Vec<String>> = files
+            .iter()
+            .map(|f| {
+                let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+                (stem, sibling_imports(f, &folder_path, &siblings))
+            })
+            .collect();
+        if let Some(c) = circle(&edges) {
+            bad.push(format!("src/{}: {}", rel.display(), c.join(" -> ")));
+        }
+    }
+    assert!(bad.is_empty(), "files importing each other round a circle: {bad:?}");
+}
+
+#[test]
+fn the_circle_check_finds_a_circle() {
+    let edges: std::collections::BTreeMap<String, Vec<String>> = [
+        ("beam", vec!["explain"]),
+        ("explain", vec!["posterior"]),
+        ("posterior", vec!["beam"]),
+        ("state", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+    .collect();
+    let c = circle(&edges).expect("a circle");
+    assert_eq!(c.first(), c.last());
+    assert_eq!(c.len(), 4, "{c:?}");
+    let mut one_way = edges.clone();
+    one_way.insert("posterior".into(), vec!["state".into()]);
+    assert_eq!(circle(&one_way), None);
 }

@@ -252,8 +252,11 @@ fn eval_pairs(
         inputs::jobs(work.into_iter().map(|(i, _)| i).collect(), true, &[])
             .into_iter()
             .filter_map(|j| match j {
-                Job::Pair(p, _) => Some(p),
-                Job::One(_) | Job::Sheets(..) => None,
+                Job::Game(copies, _) => {
+                    let [a, b]: [Vec<Input>; 2] = copies.try_into().ok()?;
+                    Some([a.into_iter().next()?, b.into_iter().next()?])
+                }
+                Job::One(_) => None,
             })
             .collect();
     if pairs.is_empty() {
@@ -291,11 +294,10 @@ fn eval_pairs(
                             .read_page(p.swap_remove(0), m, &opts)
                             .map_err(|e| e.to_string())?;
                         alone.push(evaluate(&sheet.report, &truth));
-                        pages.push(sheet.page);
+                        pages.push(sheet.copies.into_iter().flat_map(|c| c.pages).take(1).collect());
                     }
-                    let pages: [_; 2] = pages.try_into().map_err(|_| "two pages".to_string())?;
                     let both = pipeline
-                        .read_pair(pages, m, &opts)
+                        .read_game(pages, m, &opts)
                         .map_err(|e| e.to_string())?;
                     let both = evaluate(&both.report, &truth);
                     let alone: [SheetEval; 2] =

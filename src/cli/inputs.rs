@@ -136,16 +136,39 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
         .collect()
 }
 
-/// What one worker reads: a sheet, both players' copies of one game, or one game
-/// written over several sheets.
+/// What one worker reads: a sheet, or one game read from several files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Job {
     One(Input),
-    /// Two copies and the stem of the combined output.
-    Pair([Input; 2], String),
-    /// The sheets of one game in order (the first, then its continuation sheets) and
-    /// the stem of the output (the first sheet's).
-    Sheets(Vec<Input>, String),
+    /// A game's copies (one, or both players'), each its sheets in order (the first,
+    /// then its continuation sheets), and the stem of the output.
+    Game(Vec<Vec<Input>>, String),
+}
+
+impl Job {
+    /// The stem the job's output is named by.
+    pub fn stem(&self) -> &str {
+        match self {
+            Job::One(input) => &input.stem,
+            Job::Game(_, stem) => stem,
+        }
+    }
+
+    /// The job's sheets, copy by copy.
+    fn into_copies(self) -> Vec<Vec<Input>> {
+        match self {
+            Job::One(input) => vec![vec![input]],
+            Job::Game(copies, _) => copies,
+        }
+    }
+
+    /// The first sheet of the first copy.
+    fn first(&self) -> &Input {
+        match self {
+            Job::One(input) => input,
+            Job::Game(copies, _) => &copies[0][0],
+        }
+    }
 }
 
 /// The first sheet's stem and the number (2 to 99) of a stem that names a later sheet
@@ -222,7 +245,7 @@ pub fn continuations(
                 .map(|i| inputs[i].clone())
                 .collect();
             let stem = sheets[0].stem.clone();
-            Job::Sheets(sheets, stem)
+            Job::Game(vec![sheets], stem)
         })
         .collect();
     let rest = inputs
@@ -256,9 +279,18 @@ fn copy_of(stem: &str) -> Option<(&str, usize)> {
 /// of one game (same folder) become a pair; `explicit` pairs (paths) always do.
 /// Everything else is read alone.
 pub fn jobs(inputs: Vec<Input>, auto: bool, explicit: &[(PathBuf, PathBuf)]) -> Vec<Job> {
-    let mut taken = vec![false; inputs.len()];
-    let mut out = Vec::new();
-    let find = |p: &Path| inputs.iter().position(|i| i.path == p);
+    pair_copies(inputs.into_iter().map(Job::One).collect(), auto, explicit)
+}
+
+/// Joins jobs that hold the two copies of one game into one job: with `auto`, two
+/// whose (first sheets') stems name the two copies of one game (same folder), and
+/// `explicit` pairs (paths of first sheets) always. A copy may be a game over several
+/// sheets (`r3b12_w`, `r3b12_w-2` beside `r3b12_b`, `r3b12_b-2`). Jobs left alone keep
+/// their order: games over several sheets, then the pairs, then single sheets.
+pub fn pair_copies(units: Vec<Job>, auto: bool, explicit: &[(PathBuf, PathBuf)]) -> Vec<Job> {
+    let mut taken = vec![false; units.len()];
+    let mut pairs: Vec<(usize, usize, String)> = Vec::new();
+    let find = |p: &Path| units.iter().position(|u| u.first().path == p);
     for (a, b) in explicit {
         if let (Some(i), Some(j)) = (find(a), find(b))
             && i != j
@@ -267,18 +299,19 @@ pub fn jobs(inputs: Vec<Input>, auto: bool, explicit: &[(PathBuf, PathBuf)]) -> 
         {
             taken[i] = true;
             taken[j] = true;
-            let stem = match (copy_of(&inputs[i].stem), copy_of(&inputs[j].stem)) {
+            let stem = match (copy_of(units[i].stem()), copy_of(units[j].stem())) {
                 (Some((x, _)), Some((y, _))) if x == y => x.to_string(),
-                _ => format!("{}+{}", inputs[i].stem, inputs[j].stem),
+                _ => format!("{}+{}", units[i].stem(), units[j].stem()),
             };
-            out.push(Job::Pair([inputs[i].clone(), inputs[j].clone()], stem));
+            pairs.push((i, j, stem));
         }
     }
     if auto {
         let mut by_game: HashMap<(PathBuf, String), [Option<usize>; 2]> = HashMap::new();
-        for (i, input) in inputs.iter().enumerate() {
-            if let (false, Some((base, k))) = (taken[i], copy_of(&input.stem)) {
-                let dir = input
+        for (i, unit) in units.iter().enumerate() {
+            if let (false, Some((base, k))) = (taken[i], copy_of(unit.stem())) {
+                let dir = unit
+                    .first()
                     .path
                     .parent()
                     .map(Path::to_path_buf)
@@ -286,22 +319,33 @@ pub fn jobs(inputs: Vec<Input>, auto: bool, explicit: &[(PathBuf, PathBuf)]) -> 
                 by_game.entry((dir, base.to_string())).or_default()[k] = Some(i);
             }
         }
-        let mut pairs: Vec<(String, usize, usize)> = by_game
+        let mut found: Vec<(String, usize, usize)> = by_game
             .into_iter()
             .filter_map(|((_, base), slots)| Some((base, slots[0]?, slots[1]?)))
             .collect();
-        pairs.sort_by_key(|p| p.1);
-        for (base, i, j) in pairs {
+        found.sort_by_key(|p| p.1);
+        for (base, i, j) in found {
             taken[i] = true;
             taken[j] = true;
-            out.push(Job::Pair([inputs[i].clone(), inputs[j].clone()], base));
+            pairs.push((i, j, base));
         }
     }
-    for (i, input) in inputs.into_iter().enumerate() {
-        if !taken[i] {
-            out.push(Job::One(input));
+    let mut units: Vec<Option<Job>> = units.into_iter().map(Some).collect();
+    let mut out: Vec<Job> = Vec::new();
+    for (u, t) in units.iter_mut().zip(&taken) {
+        if !t && matches!(u, Some(Job::Game(..))) {
+            out.extend(u.take());
         }
     }
+    for (i, j, stem) in pairs {
+        let (Some(a), Some(b)) = (units[i].take(), units[j].take()) else {
+            continue;
+        };
+        let mut copies = a.into_copies();
+        copies.extend(b.into_copies());
+        out.push(Job::Game(copies, stem));
+    }
+    out.extend(units.into_iter().flatten());
     out
 }
 
@@ -343,10 +387,7 @@ fn game_key(stem: &str) -> String {
 /// The shard (1..=n) of a job: FNV-1a of its game's name, so the split depends on
 /// nothing but the name (not on the other inputs, nor on the Rust version).
 pub fn shard_of(job: &Job, n: usize) -> usize {
-    let stem = match job {
-        Job::One(input) => &input.stem,
-        Job::Pair(_, stem) | Job::Sheets(_, stem) => stem,
-    };
+    let stem = job.stem();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in game_key(stem).bytes() {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
@@ -382,9 +423,9 @@ mod tests {
         let explicit = [(PathBuf::from("r1/a.jpg"), PathBuf::from("r1/b.jpg"))];
         let (jobs, rest) = continuations(inputs, &explicit);
         let names = |j: &Job| match j {
-            Job::Sheets(s, stem) => (
+            Job::Game(s, stem) if s.len() == 1 => (
                 stem.clone(),
-                s.iter()
+                s[0].iter()
                     .map(|i| i.path.display().to_string())
                     .collect::<Vec<_>>(),
             ),
@@ -503,8 +544,8 @@ mod tests {
         let pairs: Vec<&str> = jobs
             .iter()
             .filter_map(|j| match j {
-                Job::Pair(_, stem) => Some(stem.as_str()),
-                Job::One(_) | Job::Sheets(..) => None,
+                Job::Game(copies, stem) if copies.len() == 2 => Some(stem.as_str()),
+                _ => None,
             })
             .collect();
         assert_eq!(pairs, ["053", "r1"]);

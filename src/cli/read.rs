@@ -140,7 +140,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     }
 
     let (mut todo, inputs) = inputs::continuations(inputs, &continued);
-    todo.extend(inputs::jobs(inputs, args.pairs, &explicit));
+    todo.extend(inputs.into_iter().map(Job::One));
+    let mut todo = inputs::pair_copies(todo, args.pairs, &explicit);
     if let Some((k, n)) = args.shard {
         todo.retain(|job| inputs::shard_of(job, n) == k);
     }
@@ -184,8 +185,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                 };
                 let o = pool.with(|m| match job {
                     Job::One(input) => read_one(input, &pipeline, m, &target),
-                    Job::Pair(inputs, stem) => read_pair(inputs, stem, &pipeline, m, &target),
-                    Job::Sheets(inputs, stem) => read_game(inputs, stem, &pipeline, m, &target),
+                    Job::Game(copies, stem) => read_game(copies, stem, &pipeline, m, &target),
                 });
                 for e in &o.errors {
                     bar.suspend(|| diag(e));
@@ -543,27 +543,35 @@ fn read_corrected(
     }
 }
 
-/// Reads one game written over several sheets (first page of each file, in order)
-/// into one report.
+/// Reads one game from several files (first page of each): its copies, each its
+/// sheets in order, into one report.
 fn read_game(
-    inputs: &[Input],
+    copies: &[Vec<Input>],
     stem: &str,
     pipeline: &Pipeline,
     model: &mut dyn CellModel,
     batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
-    let mut pages = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        match load_pages(&input.path, &pipeline.params().page) {
-            Ok(mut p) => pages.push(p.swap_remove(0)),
-            Err(e) => o.errors.push(e.to_string()),
+    let mut pages = Vec::with_capacity(copies.len());
+    for sheets in copies {
+        let mut copy = Vec::with_capacity(sheets.len());
+        for input in sheets {
+            match load_pages(&input.path, &pipeline.params().page) {
+                Ok(mut p) => copy.push(p.swap_remove(0)),
+                Err(e) => o.errors.push(e.to_string()),
+            }
         }
+        pages.push(copy);
     }
-    if pages.len() < inputs.len() {
+    if !o.errors.is_empty() {
         return o;
     }
-    let what = inputs[0].path.display().to_string();
+    // A single copy is named by its first sheet's file, both copies by the game's stem.
+    let what = match copies {
+        [one] => one[0].path.display().to_string(),
+        _ => stem.to_string(),
+    };
     let target = Target {
         stem,
         what: &what,
@@ -571,40 +579,8 @@ fn read_game(
     };
     read_corrected(&mut o, &target, |options| {
         pipeline
-            .read_sheets(pages, model, options)
+            .read_game(pages, model, options)
             .map(|game| game.report)
-    });
-    o
-}
-
-/// Reads the two copies of one game (first page of each file) into one report.
-fn read_pair(
-    inputs: &[Input; 2],
-    stem: &str,
-    pipeline: &Pipeline,
-    model: &mut dyn CellModel,
-    batch: &Batch,
-) -> Outcome {
-    let mut o = new_outcome();
-    let mut pages = Vec::with_capacity(2);
-    for input in inputs {
-        match load_pages(&input.path, &pipeline.params().page) {
-            Ok(mut p) => pages.push(p.swap_remove(0)),
-            Err(e) => o.errors.push(e.to_string()),
-        }
-    }
-    let Ok(pages) = <[_; 2]>::try_from(pages) else {
-        return o;
-    };
-    let target = Target {
-        stem,
-        what: stem,
-        batch,
-    };
-    read_corrected(&mut o, &target, |options| {
-        pipeline
-            .read_pair(pages, model, options)
-            .map(|pair| pair.report)
     });
     o
 }

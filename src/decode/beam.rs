@@ -9,20 +9,10 @@ use shakmaty::Move;
 use super::ctc::{ClassTable, FxBuild};
 use super::evidence::{Evidence, Workspace};
 use super::explain::explain;
-use super::state::{Builder, Cand, Hist, Hyp, Node, Recorded, WINDOW, act_key};
+use super::state::{Builder, Cand, Hist, Hyp, Node, Recorded, Trace, WINDOW, act_key};
 use super::{DecodeParams, DecodedSheet, GameStatus};
 use crate::notation::Notation;
 use crate::vocab::{Alphabet, CellScores};
-
-/// Everything a search leaves for [`explain`].
-pub(crate) struct Trace {
-    pub hist: Vec<Hist>,
-    /// Per cell, the best candidates before pruning, best first.
-    pub steps: Vec<Vec<Recorded>>,
-    pub best_hist: u32,
-    pub score: f64,
-    pub lock_conflicts: Vec<usize>,
-}
 
 pub(crate) struct Search<'a> {
     pub(super) table: &'a ClassTable,

@@ -155,6 +155,22 @@ fn longest_tails(edges: &[Vec<(u16, u32)>]) -> Vec<usize> {
         .collect()
 }
 
+/// One copy's frames of a cell: emissions floored and normalised per frame
+/// (class-major, `y[c * steps + t]`), the most frames `t..T` can give a text of at most
+/// `k` glyphs (`tail[k * (steps + 1) + t]`), and the best path's negative log-probability.
+struct CopyFrames {
+    steps: usize,
+    y: Vec<f64>,
+    tail: Vec<f64>,
+    best_path: f64,
+}
+
+impl CopyFrames {
+    fn emit(&self, c: usize) -> &[f64] {
+        &self.y[c * self.steps..(c + 1) * self.steps]
+    }
+}
+
 /// A search node: a grammar prefix.
 struct Node {
     parent: u32,
@@ -212,6 +228,11 @@ impl DasDecoder {
 
     /// Reads one cell: the best valid Das move, or blank.
     pub fn read_cell(&self, cell: &CellScores) -> DasReading {
+        self.read_cell_copies(&[cell])
+    }
+
+    /// Per frame, a copy's emissions floored and normalised (see [`CopyFrames`]).
+    fn frames(&self, cell: &CellScores) -> CopyFrames {
         let (steps, classes, blank) = (cell.steps, cell.classes, self.alphabet.blank());
         let t1 = steps + 1;
         // Class-major emissions `y[c * steps + t]`: floored relative to the frame's best
@@ -233,7 +254,6 @@ impl DasDecoder {
             }
             best_path -= sum.ln();
         }
-        let emit = |c: usize| &y[c * steps..(c + 1) * steps];
         // `tail[k * t1 + t]`: the most that frames `t..T` can give a single text with at
         // most `k` distinct glyphs: per frame, the blank plus the `k` best glyphs.
         let max_k = self.remaining[DasAutomaton::START as usize] + 1;
@@ -253,20 +273,48 @@ impl DasDecoder {
                 sum += glyphs.get(k).copied().unwrap_or(0.0);
             }
         }
+        CopyFrames {
+            steps,
+            y,
+            tail,
+            best_path,
+        }
+    }
+
+    /// Reads one cell written on several copies of a game (both players' sheets): the
+    /// best valid Das move by the product of its probabilities on every copy, or blank.
+    pub fn read_cell_copies(&self, cells: &[&CellScores]) -> DasReading {
+        let blank = self.alphabet.blank();
+        let copies: Vec<CopyFrames> = cells.iter().map(|c| self.frames(c)).collect();
+        let best_path: f64 = copies.iter().map(|c| c.best_path).sum();
+        // Each node's alpha: per copy, `a_char[0..=T]` then `a_blank[0..=T]` (index t =
+        // after t frames), the copies one after another.
+        let offsets: Vec<usize> = copies
+            .iter()
+            .scan(0, |at, c| {
+                let o = *at;
+                *at += 2 * (c.steps + 1);
+                Some(o)
+            })
+            .collect();
+        let stride: usize = copies.iter().map(|c| 2 * (c.steps + 1)).sum();
 
         let mut nodes = vec![Node {
             parent: u32::MAX,
             class: u16::MAX,
             state: DasAutomaton::START,
         }];
-        // Per node `a_char[0..=T]` then `a_blank[0..=T]` (index t = after t frames).
-        let mut alpha = vec![0.0f64; 2 * t1];
-        alpha[t1] = 1.0;
-        let blank_y = emit(blank);
-        for t in 0..steps {
-            alpha[t1 + t + 1] = alpha[t1 + t] * blank_y[t];
+        let mut alpha = vec![0.0f64; stride];
+        let mut p_empty = 1.0f64;
+        for (c, &o) in copies.iter().zip(&offsets) {
+            let (steps, t1) = (c.steps, c.steps + 1);
+            let blank_y = c.emit(blank);
+            alpha[o + t1] = 1.0;
+            for t in 0..steps {
+                alpha[o + t1 + t + 1] = alpha[o + t1 + t] * blank_y[t];
+            }
+            p_empty *= alpha[o + 2 * t1 - 1];
         }
-        let p_empty = alpha[2 * t1 - 1];
         let mut found: Vec<(u32, f64)> = vec![(0, p_empty)];
         let mut best = p_empty;
         let keep = f64::from(-self.params.margin).exp();
@@ -285,26 +333,34 @@ impl DasDecoder {
             let parent_class = parent.class;
             for &(class, next) in &self.edges[parent.state as usize] {
                 let repeat = parent_class == class;
-                let ys = emit(class as usize);
                 let start = alpha.len();
-                alpha.resize(start + 2 * t1, 0.0);
+                alpha.resize(start + stride, 0.0);
                 let (before, mine) = alpha.split_at_mut(start);
-                let p = id as usize * 2 * t1;
-                let (p_char, p_blank) = (&before[p..p + t1], &before[p + t1..p + 2 * t1]);
-                let (a_char, a_blank) = mine.split_at_mut(t1);
+                let parent_alpha = &before[id as usize * stride..(id as usize + 1) * stride];
                 // `bound`: the most any one move through this prefix can score. Each
                 // path is counted at the frame `t` where the prefix's last glyph starts;
                 // the frames after it hold that glyph, the blank and the glyphs still
                 // to come.
                 let k = self.remaining[next as usize] + 1;
-                let after = &tail[k * t1 + 1..(k + 1) * t1];
-                let mut bound = 0.0f64;
-                for t in 0..steps {
-                    let from_parent = p_blank[t] + if repeat { 0.0 } else { p_char[t] };
-                    let e = from_parent * ys[t];
-                    bound += e * after[t];
-                    a_char[t + 1] = a_char[t] * ys[t] + e;
-                    a_blank[t + 1] = (a_blank[t] + a_char[t]) * blank_y[t];
+                let mut bound = 1.0f64;
+                let mut p = 1.0f64;
+                for (c, &o) in copies.iter().zip(&offsets) {
+                    let (steps, t1) = (c.steps, c.steps + 1);
+                    let (ys, blank_y) = (c.emit(class as usize), c.emit(blank));
+                    let (p_char, p_blank) =
+                        (&parent_alpha[o..o + t1], &parent_alpha[o + t1..o + 2 * t1]);
+                    let (a_char, a_blank) = mine[o..o + 2 * t1].split_at_mut(t1);
+                    let after = &c.tail[k * t1 + 1..(k + 1) * t1];
+                    let mut copy_bound = 0.0f64;
+                    for t in 0..steps {
+                        let from_parent = p_blank[t] + if repeat { 0.0 } else { p_char[t] };
+                        let e = from_parent * ys[t];
+                        copy_bound += e * after[t];
+                        a_char[t + 1] = a_char[t] * ys[t] + e;
+                        a_blank[t + 1] = (a_blank[t] + a_char[t]) * blank_y[t];
+                    }
+                    bound *= copy_bound;
+                    p *= a_char[steps] + a_blank[steps];
                 }
                 if bound < best * keep {
                     alpha.truncate(start);
@@ -317,7 +373,6 @@ impl DasDecoder {
                     state: next,
                 });
                 if self.accepting[next as usize] {
-                    let p = a_char[steps] + a_blank[steps];
                     found.push((child, p));
                     best = best.max(p);
                 }
@@ -358,10 +413,20 @@ impl DasDecoder {
     /// a human fixed (cell index -> move text); a locked text that is not a Das move
     /// is ignored.
     pub fn read_sheet(&self, cells: &[CellScores], locked: &BTreeMap<usize, String>) -> DasSheet {
-        let readings: Vec<(DasReading, bool)> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match locked.get(&i).map(|t| parse_das_move(t)) {
+        self.read_copies(&[cells], locked)
+    }
+
+    /// Reads a game from several copies of its sheet (both players'): each cell from
+    /// every copy that holds it (see [`DasDecoder::read_cell_copies`]); `locked` as
+    /// [`DasDecoder::read_sheet`] takes it.
+    pub fn read_copies(
+        &self,
+        copies: &[&[CellScores]],
+        locked: &BTreeMap<usize, String>,
+    ) -> DasSheet {
+        let n = copies.iter().map(|c| c.len()).max().unwrap_or(0);
+        let readings: Vec<(DasReading, bool)> = (0..n)
+            .map(|i| match locked.get(&i).map(|t| parse_das_move(t)) {
                 Some(Ok(m)) => (
                     DasReading {
                         text: Some(m.to_string()),
@@ -373,7 +438,18 @@ impl DasDecoder {
                     },
                     true,
                 ),
-                _ => (self.read_cell(c), false),
+                _ => {
+                    // A copy whose cell reads as nothing (a move the player did not
+                    // write down) does not outvote the copies that show one.
+                    let cells: Vec<&CellScores> = copies.iter().filter_map(|c| c.get(i)).collect();
+                    let shown: Vec<&CellScores> = cells
+                        .iter()
+                        .copied()
+                        .filter(|c| !self.alphabet.greedy(c).is_empty())
+                        .collect();
+                    let cells = if shown.is_empty() { cells } else { shown };
+                    (self.read_cell_copies(&cells), false)
+                }
             })
             .collect();
         let cells_used = readings

@@ -6,10 +6,9 @@ use std::collections::HashMap;
 
 use shakmaty::{Chess, Move, Position, san::SanPlus};
 
-use super::beam::Trace;
 use super::evidence::{Evidence, Workspace};
 use super::posterior::SheetPosterior;
-use super::state::Node;
+use super::state::{Node, Trace};
 use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
 use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
 use crate::vocab::Alphabet;

@@ -17,9 +17,8 @@ use std::collections::HashMap;
 
 use shakmaty::Move;
 
-use super::beam::Trace;
 use super::ctc::FxBuild;
-use super::state::Node;
+use super::state::{Node, Trace};
 
 /// The last word on a line: the cell it was last a candidate at, and its score there
 /// minus the best line's.

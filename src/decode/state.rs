@@ -492,3 +492,13 @@ pub(crate) fn keep_best(cands: &mut Vec<Cand>, k: usize) {
         cands.truncate(k);
     }
 }
+
+/// Everything a search leaves for [`super::explain::explain`].
+pub(crate) struct Trace {
+    pub hist: Vec<Hist>,
+    /// Per cell, the best candidates before pruning, best first.
+    pub steps: Vec<Vec<Recorded>>,
+    pub best_hist: u32,
+    pub score: f64,
+    pub lock_conflicts: Vec<usize>,
+}

@@ -27,7 +27,8 @@ use shakmaty::Color;
 
 use crate::page::Page;
 use crate::raster;
-use crate::ruling::table::{self, AnalysisParams, Table, TableFailure};
+use crate::ruling::shapes::{AnalysisParams, Table, TableFailure};
+use crate::ruling::table;
 
 /// Settings of the grid stage.
 #[derive(Clone, Debug)]

@@ -294,7 +294,7 @@ fn leaning_table(step: u32, gap: u32) -> GrayImage {
 fn blocks_found(img: &GrayImage, sideways: usize) -> usize {
     crate::ruling::table::analyse(
         img,
-        &crate::ruling::table::AnalysisParams {
+        &crate::ruling::shapes::AnalysisParams {
             min_contrast: GridParams::default().min_contrast,
             min_rows: GridParams::default().min_rows,
             sideways,

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use shakmaty::Color;
 
+use super::game::CopyRead;
 use super::sources::source_name;
 use crate::decode::{DasSheet, DecodedSheet, EntryKind, GameStatus};
 use crate::grid::Grid;
-use crate::model::CellScores;
 use crate::notation::Notation;
 use crate::page::Page;
 use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
@@ -128,6 +128,16 @@ fn page_info(page: &Page, grid: &Grid) -> PageInfo {
     }
 }
 
+/// A page read, for a report's `copies` or `sheets`.
+fn sheet_info(page: &Page, grid: &Grid) -> CopyInfo {
+    CopyInfo {
+        source: source_name(&page.source, page.index),
+        source_path: absolute(&page.source),
+        page: page_info(page, grid),
+        sheets: Vec::new(),
+    }
+}
+
 fn absolute(path: &Path) -> String {
     std::fs::canonicalize(path)
         .unwrap_or_else(|_| path.to_path_buf())
@@ -135,25 +145,25 @@ fn absolute(path: &Path) -> String {
         .to_string()
 }
 
-/// Adds both copies to a two-copy report: per cell its box and reading on each copy,
-/// and a `disagree` flag (with review) where one copy shows the chosen move and the
-/// other a different legal move.
+/// Adds the copies of a game read from several (both players' sheets) to its report:
+/// each copy's first sheet (and its sheets, for a copy over several), per cell its box
+/// and reading on each copy, and a `disagree` flag (with review) where one copy shows
+/// the chosen move and another a different legal move.
 pub(super) fn add_copies(
     report: &mut SheetReport,
-    pages: [&Page; 2],
-    grids: &[Grid; 2],
-    scores: &[Vec<CellScores>; 2],
+    copies: &[CopyRead],
     decoded: &DecodedSheet,
     alphabet: &crate::model::Alphabet,
 ) {
     use shakmaty::Position;
-    report.copies = pages
+    report.copies = copies
         .iter()
-        .zip(grids)
-        .map(|(p, g)| CopyInfo {
-            source: source_name(&p.source, p.index),
-            source_path: absolute(&p.source),
-            page: page_info(p, g),
+        .map(|c| {
+            let mut info = sheet_info(&c.pages[0], &c.grids[0]);
+            if c.pages.len() > 1 {
+                info.sheets = c.sheets().into_iter().map(|(p, g)| sheet_info(p, g)).collect();
+            }
+            info
         })
         .collect();
     let n = decoded.notation;
@@ -164,41 +174,31 @@ pub(super) fn add_copies(
             pos.play_unchecked(*mv);
         }
         let Some(cell) = entry.cell else { continue };
-        let reads: Vec<Option<String>> = scores
+        let reads: Vec<Option<String>> = copies
             .iter()
-            .map(|s| {
-                s.get(cell)
-                    .map(|c| crate::notation::transliterate(&alphabet.greedy(c), n))
-            })
-            .collect();
-        m.copies = (0..2)
-            .filter_map(|i| {
-                let read = reads[i].clone()?;
-                let bbox = grids[i]
-                    .cells
+            .map(|c| {
+                c.scores
                     .get(cell)
-                    .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
-                Some(CopyCell {
-                    copy: i,
-                    bbox,
-                    read,
-                })
+                    .map(|s| crate::notation::transliterate(&alphabet.greedy(s), n))
             })
             .collect();
+        m.copies = copy_cells(copies, cell, &reads);
         // Which legal move each copy's reading names, if any.
-        let named: Vec<Option<shakmaty::Move>> = reads
+        let named: Vec<shakmaty::Move> = reads
             .iter()
-            .map(|r| {
+            .filter_map(|r| {
                 r.as_deref()
                     .filter(|t| !t.is_empty())
                     .and_then(|t| crate::notation::parse_move(&before, t, n).ok())
             })
             .collect();
         let chosen = entry.ply.and_then(|p| decoded.moves.get(p)).copied();
-        if let (Some(x), Some(y)) = (named[0], named[1])
-            && x != y
-            && (Some(x) == chosen || Some(y) == chosen)
-        {
+        let disagree = named.iter().any(|x| {
+            named
+                .iter()
+                .any(|y| x != y && (Some(*x) == chosen || Some(*y) == chosen))
+        });
+        if disagree {
             m.disagree = true;
             m.review = true;
             if m.state == "ok" {
@@ -209,6 +209,49 @@ pub(super) fn add_copies(
     report.summarize();
 }
 
+/// Cell `cell` on each copy that holds it, with what each copy's cell reads.
+fn copy_cells(copies: &[CopyRead], cell: usize, reads: &[Option<String>]) -> Vec<CopyCell> {
+    copies
+        .iter()
+        .zip(reads)
+        .enumerate()
+        .filter_map(|(i, (c, read))| {
+            let bbox = c
+                .table
+                .cells
+                .get(cell)
+                .map(|c| [c.bbox.x, c.bbox.y, c.bbox.w, c.bbox.h]);
+            Some(CopyCell {
+                copy: i,
+                bbox,
+                read: read.clone()?,
+                sheet: (c.pages.len() > 1).then(|| c.sheet_of(cell)).flatten(),
+            })
+        })
+        .collect()
+}
+
+/// Adds the copies of a Das game read from both players' sheets to its report: each
+/// copy's sheet, and per cell its box and what each copy's cell reads.
+pub(super) fn add_das_copies(
+    report: &mut SheetReport,
+    copies: &[CopyRead],
+    das: &DasSheet,
+    alphabet: &crate::model::Alphabet,
+) {
+    report.copies = copies
+        .iter()
+        .map(|c| sheet_info(&c.pages[0], &c.grids[0]))
+        .collect();
+    for (entry, m) in das.entries.iter().zip(report.moves.iter_mut()) {
+        let reads: Vec<Option<String>> = copies
+            .iter()
+            .map(|c| c.scores.get(entry.cell).map(|s| alphabet.greedy(s)))
+            .collect();
+        m.copies = copy_cells(copies, entry.cell, &reads);
+    }
+}
+
 /// Adds the sheets of a game written over several sheets to its report: `sheets` in
 /// order, each move's `sheet` (the one its cell is on; boxes are in that sheet's page),
 /// and `page` for the first sheet alone.
@@ -216,11 +259,7 @@ pub(super) fn add_sheets(report: &mut SheetReport, pages: &[Page], grids: &[Grid
     report.sheets = pages
         .iter()
         .zip(grids)
-        .map(|(p, g)| CopyInfo {
-            source: source_name(&p.source, p.index),
-            source_path: absolute(&p.source),
-            page: page_info(p, g),
-        })
+        .map(|(p, g)| sheet_info(p, g))
         .collect();
     if let Some(first) = report.sheets.first() {
         report.page = first.page.clone();

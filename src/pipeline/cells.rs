@@ -6,7 +6,8 @@ use std::path::Path;
 use image::{GrayImage, RgbImage};
 use shakmaty::Color;
 
-use super::{Pipeline, PipelineParams, SheetOptions};
+use super::params::PipelineParams;
+use crate::form::rows;
 use crate::grid::{self, CellBox, GridParams, overlay::overlay};
 use crate::model::CellModel;
 use crate::page::{self, Page, PageParams};
@@ -37,7 +38,7 @@ pub struct CutPage {
 }
 
 /// Cuts every page of one image file. With a model, the rows are numbered as `read`
-/// numbers them ([`Pipeline::number_rows`]: the printed move numbers read, heading rows
+/// numbers them ([`rows::number_first_sheet`]: the printed move numbers read, heading rows
 /// dropped, a continuation sheet numbered from its first printed number); without,
 /// rows count from the table's top as move 1.
 ///
@@ -87,13 +88,14 @@ fn cut_page(
     let mut grid = grid::find_grid(page, gp).map_err(|e| e.to_string())?;
     if let Some(model) = model {
         // the rows numbered as `read` numbers them
-        let pipeline = Pipeline::new(PipelineParams {
-            grid: gp.clone(),
-            ..PipelineParams::default()
-        });
-        pipeline
-            .number_rows(page, &mut grid, model, &SheetOptions::default(), 0)
-            .map_err(|e| e.to_string())?;
+        let params = PipelineParams::default();
+        let how = rows::RowParams {
+            decode: &params.decode,
+            variant: params.variant,
+            model_ink: params.model_ink,
+        };
+        rows::number_first_sheet(page, &mut grid, model, &how, None)
+            .map_err(|e| format!("{}: {e}", super::sources::source_name(&page.source, page.index)))?;
     }
     let cells = grid
         .cells

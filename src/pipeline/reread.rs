@@ -2,14 +2,13 @@
 //! again, every corrected cell locked, the rest of the game decoded around them, the
 //! earlier report's source, corrections and game kept.
 
-use std::sync::Arc;
-
-use super::{Pipeline, PipelineParams, SheetError, SheetOptions, reload_pages};
+use super::params::{SheetError, SheetOptions};
+use super::read::Pipeline;
+use super::sources::reload_game;
 use crate::corrections::locks;
-use crate::decode::{FeaturePrior, MovePrior};
 use crate::model::CellModel;
 use crate::page::PageError;
-use crate::report::{Correction, ReadSettings, SheetReport};
+use crate::report::{Correction, SheetReport};
 
 /// Why a report could not be re-read.
 #[derive(Debug, thiserror::Error)]
@@ -28,30 +27,6 @@ pub struct Reread {
     pub changed: usize,
 }
 
-impl PipelineParams {
-    /// The settings a report records (beam, second look aside, one pass, prior
-    /// scale, review threshold), the notation left to detection.
-    pub fn for_settings(s: &ReadSettings) -> PipelineParams {
-        let mut params = PipelineParams::default();
-        params.decode.beam_width = s.beam.max(1);
-        params.review_below = s.review_below.map(|p| p.clamp(0.0, 1.0));
-        if s.one_pass {
-            params.decode.adapt = None;
-        }
-        if let Some(scale) = s.prior_scale {
-            params.decode.prior = if scale > 0.0 {
-                FeaturePrior::shipped().map(|mut p| {
-                    p.scale = scale;
-                    Arc::new(p) as Arc<dyn MovePrior>
-                })
-            } else {
-                None
-            };
-        }
-        params
-    }
-}
-
 impl Pipeline {
     /// Re-reads the sheet(s) of `report` with `corrections` locked (see
     /// [`crate::corrections::merge`]), keeping the heading rows the report's pages
@@ -66,24 +41,13 @@ impl Pipeline {
         corrections: Vec<Correction>,
         model: &mut dyn CellModel,
     ) -> Result<Reread, RereadError> {
-        let pages = reload_pages(report, &self.params().page)?;
+        let copies = reload_game(report, &self.params().page)?;
         let options = SheetOptions {
             locked: locks(&corrections),
             header_rows: report.header_rows(),
         };
-        let (decoded, mut new) = if !report.sheets.is_empty() {
-            self.read_sheets(pages, model, &options)
-                .map(|g| (g.decoded, g.report))?
-        } else {
-            match <[_; 2]>::try_from(pages) {
-                Ok(pair) => self
-                    .read_pair(pair, model, &options)
-                    .map(|p| (p.decoded, p.report))?,
-                Err(mut one) => self
-                    .read_page(one.swap_remove(0), model, &options)
-                    .map(|s| (s.decoded, s.report))?,
-            }
-        };
+        let game = self.read_game(copies, model, &options)?;
+        let (decoded, mut new) = (game.decoded, game.report);
         if !decoded.lock_conflicts.is_empty() {
             return Err(RereadError::Conflicts(decoded.lock_conflicts));
         }

@@ -17,18 +17,14 @@ pub fn source_name(path: &Path, index: usize) -> String {
 }
 
 /// The image file (absolute where known) and page index of each sheet a report was
-/// read from: the sheets of a game over several, both copies of a two-copy game, else
-/// the one source.
+/// read from, copy by copy and each copy's sheets in order (see
+/// [`SheetReport::read_pages`]), else the one source.
 pub fn report_sources(report: &SheetReport) -> Vec<(std::path::PathBuf, usize)> {
     let pick = |source: &str, path: &str| {
         let s = if path.is_empty() { source } else { path };
         std::path::PathBuf::from(s.split('#').next().unwrap_or(s))
     };
-    let parts = if report.sheets.is_empty() {
-        &report.copies
-    } else {
-        &report.sheets
-    };
+    let parts = report.read_pages();
     if parts.is_empty() {
         vec![(pick(&report.source, &report.source_path), report.page.index)]
     } else {
@@ -58,4 +54,18 @@ pub fn reload_pages(report: &SheetReport, params: &PageParams) -> Result<Vec<Pag
             Ok(pages.swap_remove(index))
         })
         .collect()
+}
+
+/// The pages a report was read from, loaded again as [`reload_pages`] does and put back
+/// into the game's copies, each a list of its sheets in order.
+///
+/// # Errors
+/// As [`reload_pages`].
+pub fn reload_game(report: &SheetReport, params: &PageParams) -> Result<Vec<Vec<Page>>, PageError> {
+    let mut pages = reload_pages(report, params)?.into_iter();
+    Ok(report
+        .copy_sheets()
+        .into_iter()
+        .map(|n| pages.by_ref().take(n).collect())
+        .collect())
 }

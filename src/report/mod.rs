@@ -220,6 +220,10 @@ pub struct CopyInfo {
     #[serde(default)]
     pub source_path: String,
     pub page: PageInfo,
+    /// A copy written over several sheets: its sheets in order (the first is this
+    /// copy's `source`); each of its cells' `sheet` is an index into this.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sheets: Vec<CopyInfo>,
 }
 
 /// A cell of a two-copy game on one copy.
@@ -231,6 +235,10 @@ pub struct CopyCell {
     pub bbox: Option<[u32; 4]>,
     /// What this copy's cell says (unconstrained reading, English letters).
     pub read: String,
+    /// A copy over several sheets: the sheet this cell is on (an index into the
+    /// copy's `sheets`; `box` is in that sheet's page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<usize>,
 }
 
 /// A runner-up move for a ply.
@@ -343,12 +351,39 @@ impl SheetReport {
     /// Per page read (both copies of a two-copy game, in order, else the one page), the
     /// heading rows dropped from its move table, where recorded.
     pub fn header_rows(&self) -> Vec<Option<usize>> {
-        if !self.sheets.is_empty() {
-            self.sheets.iter().map(|c| c.page.header_rows).collect()
-        } else if self.copies.is_empty() {
-            vec![self.page.header_rows]
+        let pages = self.read_pages();
+        if pages.is_empty() {
+            return vec![self.page.header_rows];
+        }
+        pages.iter().map(|c| c.page.header_rows).collect()
+    }
+
+    /// Every page the game was read from, copy by copy and each copy's sheets in order
+    /// (one entry per sheet read); empty for a report of one page.
+    pub fn read_pages(&self) -> Vec<&CopyInfo> {
+        if !self.copies.is_empty() {
+            self.copies
+                .iter()
+                .flat_map(|c| {
+                    if c.sheets.is_empty() {
+                        vec![c]
+                    } else {
+                        c.sheets.iter().collect()
+                    }
+                })
+                .collect()
         } else {
-            self.copies.iter().map(|c| c.page.header_rows).collect()
+            self.sheets.iter().collect()
+        }
+    }
+
+    /// How many sheets each copy of the game was read from (one copy of one sheet for
+    /// a report of one page).
+    pub fn copy_sheets(&self) -> Vec<usize> {
+        if !self.copies.is_empty() {
+            self.copies.iter().map(|c| c.sheets.len().max(1)).collect()
+        } else {
+            vec![self.sheets.len().max(1)]
         }
     }
 

@@ -6,7 +6,7 @@ use image::GrayImage;
 
 use super::lines::Line;
 use super::strip;
-use super::table::{Block, Column, Edge, Table, TableFailure};
+use super::shapes::{Block, Column, Edge, Table, TableFailure};
 
 /// Groups the table columns into blocks of (number,) white and black columns, read
 /// as upright. Returns the blocks and the upside-down votes: a narrow ruled column

@@ -6,6 +6,7 @@
 pub(crate) mod blocks;
 pub(crate) mod lines;
 pub(crate) mod rows;
+pub(crate) mod shapes;
 pub(crate) mod strip;
 pub(crate) mod table;
 
@@ -20,7 +21,7 @@ pub(crate) const MIN_CONTRAST: f32 = 10.0;
 /// numbers (a ruled number column or a shaded strip) at the right of their blocks
 /// count for, at the left against; `None` when no table is found.
 pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
-    let ap = table::AnalysisParams {
+    let ap = shapes::AnalysisParams {
         min_contrast: MIN_CONTRAST,
         min_rows: MIN_ROWS,
         sideways: 0,

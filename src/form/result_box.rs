@@ -608,7 +608,7 @@ fn option_row<'a>(
 mod tests {
     use super::*;
 
-    use crate::pipeline::result::test_readings::{alphabet, clean as reading};
+    use crate::form::result::test_readings::{alphabet, clean as reading};
 
     /// The ink of the words whose centres lie in a slot as the ink past the print, on
     /// top of 150 px of print in all.

@@ -1,0 +1,271 @@
+//! A decoded game and its copies' cells -> how the game ends on the sheet: a result
+//! written in the last move's cell (the decoder, which only knows moves, may have made
+//! one of a `1-0`), written after the last move, or marked among the form's printed
+//! options, with the report's `result`, `result_from` and `result_note` set from them.
+
+use crate::decode::{DecodedSheet, EntryKind};
+use crate::form::{closeup, result, result_box};
+use crate::grid::Grid;
+use crate::model::{CellModel, CellScores};
+use crate::page::Page;
+use crate::notation::Variant;
+use crate::report::SheetReport;
+
+use super::game::CopyRead;
+use super::params::{PipelineParams, SheetError};
+use super::sources::source_name;
+
+/// The last move's cell is looked at closer for a result ([`result_in_last_move`])
+/// when the reader gives that move's spellings less than this share of the cell
+/// (reported as `cell_p`). At 0.05 more results were read right but one was invented
+/// on an HCS page that writes none; no threshold separates the two (see
+/// `docs/measurements.md`, "LAST_MOVE_DOUBT").
+const LAST_MOVE_DOUBT: f32 = 0.01;
+
+/// Cell `cell` of `copy` read again cut out closer (`closeup`: small writing made to
+/// fill the reader's input), when its writing is small for the cell and the reader
+/// reads something there. Read once: the second look's shift by a row of the page is
+/// a large step in a close-up a dozen rows high. A speck still read as nothing is not
+/// given the benefit of the doubt a second time (two HCS pages read a smudge and a
+/// neighbour's descenders as `=` that way).
+///
+/// # Errors
+/// When the model fails.
+pub(super) fn closer_reading(
+    copy: &CopyRead,
+    cell: usize,
+    model: &mut dyn CellModel,
+) -> Result<Option<CellScores>, SheetError> {
+    let Some((page, image)) = copy
+        .crop(cell)
+        .and_then(|(page, img)| closeup::closeup(&img).map(|c| (page, c)))
+    else {
+        return Ok(None);
+    };
+    let closer = model
+        .read_once(std::slice::from_ref(&image))
+        .map_err(|source| SheetError::Model {
+            path: source_name(&page.source, page.index),
+            source,
+        })?;
+    let alphabet = model.alphabet();
+    Ok(closer
+        .into_iter()
+        .next()
+        .filter(|s| !alphabet.greedy(s).is_empty()))
+}
+
+/// The decoded game's last move's cell when it reads better as a result (or a resign
+/// word) than as that move ([`result::result_in_last_move`]: the decoder, which only
+/// knows moves, may have made one of a `1-0`), or, where the cell hardly reads as
+/// that move (the reader's own share of its spellings below [`LAST_MOVE_DOUBT`], or
+/// a move the decoder put there that the cell does not show), when its writing,
+/// small for the cell, reads as a result looked at closer
+/// ([`closer_reading`]: a small `1-0` the reader takes for `-O`). With both
+/// players' copies (`copies`, read as one game), each copy must show the same result,
+/// and the share is that of their summed evidence, as the move's is. Returns the
+/// cell, to end the game before it, and per copy the closer reading where that was
+/// the one to read its result from.
+///
+/// # Errors
+/// When the model fails.
+pub(super) fn result_in_last_move(
+    params: &PipelineParams,
+    decoded: &DecodedSheet,
+    copies: &[CopyRead],
+    model: &mut dyn CellModel,
+) -> Result<Option<ResultInLastMove>, SheetError> {
+    let floor = params.decode.read_floor;
+    let plain: Vec<&[CellScores]> = copies.iter().map(|c| c.scores.as_slice()).collect();
+    if let Some(cell) = result::result_in_last_move(decoded, &plain, model.alphabet(), floor) {
+        return Ok(Some((cell, vec![None; copies.len()])));
+    }
+    // A move the cell does not show at all (`Replaced`: the reader gives its
+    // spellings no share) is as doubtful as a move can be.
+    let Some((cell, p)) = result::last_move_entry(decoded).and_then(|e| match e.kind {
+        EntryKind::Replaced => e.cell.zip(Some(0.0)),
+        _ => e.cell.zip(e.cell_p),
+    }) else {
+        return Ok(None);
+    };
+    if p >= LAST_MOVE_DOUBT {
+        return Ok(None);
+    }
+    // Each copy's cell cut out closer (as read where it cannot be).
+    let mut closer = Vec::with_capacity(copies.len());
+    for copy in copies {
+        closer.push(match copy.scores.get(cell) {
+            Some(_) => closer_reading(copy, cell, model)?,
+            None => None,
+        });
+    }
+    if closer.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let cells: Vec<&CellScores> = copies
+        .iter()
+        .zip(&closer)
+        .filter_map(|(copy, c)| c.as_ref().or_else(|| copy.scores.get(cell)))
+        .collect();
+    Ok(result::copies_show_result(&cells, model.alphabet(), floor).then_some((cell, closer)))
+}
+
+/// Without a mate, the result written after the last move (on either copy) or marked
+/// on the printed options below a table of `forms` (see [`result_box`]) is the
+/// sheet's; otherwise `result_note` says why the result stays `*`. Copies or places
+/// that give different results leave `*` and name them.
+///
+/// # Errors
+/// When the model fails reading the printed options.
+pub(super) fn add_written_result(
+    params: &PipelineParams,
+    report: &mut SheetReport,
+    decoded: &DecodedSheet,
+    copies: &[CopyRead],
+    model: &mut dyn CellModel,
+) -> Result<(), SheetError> {
+    if report.result_from == "mate" {
+        return Ok(());
+    }
+    // The result options are printed below the last sheet's table of each copy.
+    let forms: Vec<(&Page, &Grid)> = copies
+        .iter()
+        .filter_map(|c| c.pages.last().zip(c.grids.last()))
+        .collect();
+    let floor = params.decode.read_floor;
+    let mut marked = Vec::new();
+    if params.variant != Variant::Das {
+        for (page, grid) in &forms {
+            let m = result_box::marked_result(&page.image, grid, model, floor).map_err(
+                |source| SheetError::Model {
+                    path: source_name(&page.source, page.index),
+                    source,
+                },
+            )?;
+            marked.extend(m);
+        }
+    }
+    let mut found: Vec<result::WrittenResult> = Vec::new();
+    for copy in copies {
+        let Some(cell) = result::inked_after_game(
+            decoded,
+            &copy.table,
+            copy.scores.len(),
+            params.blank_ink,
+        ) else {
+            continue;
+        };
+        let alphabet = model.alphabet();
+        let scores = &copy.scores[cell];
+        if let Some(r) = result::result_in_cell(decoded, cell, scores, alphabet, floor) {
+            found.push(r);
+            continue;
+        }
+        // Ink the reader reads as nothing: small writing (a lone `=`), looked at
+        // closer.
+        if !alphabet.greedy(scores).is_empty() {
+            continue;
+        }
+        let closer = closer_reading(copy, cell, model)?;
+        let alphabet = model.alphabet();
+        if let Some(r) =
+            closer.and_then(|s| result::result_in_cell(decoded, cell, &s, alphabet, floor))
+        {
+            found.push(r);
+        }
+    }
+    let alphabet = model.alphabet();
+    // Each result the sheet gives, and where.
+    let said: Vec<(&str, Option<usize>, &str)> = found
+        .iter()
+        .map(|r| {
+            let how = if r.resigned {
+                "written after the last move as a resignation"
+            } else {
+                "after the last move"
+            };
+            (r.result.as_str(), Some(r.cell), how)
+        })
+        .chain(
+            marked
+                .iter()
+                .map(|m| (m.result.as_str(), None, "marked on the form")),
+        )
+        .collect();
+    match said.as_slice() {
+        [] => {
+            // Writing after the game that is neither a move nor a result: most often
+            // a word (`resigns`, `Mate`); a reader without the resign words' letters
+            // does not spell them.
+            let words_read = result::reads_words(alphabet);
+            let words = copies.iter().find_map(|CopyRead { table: grid, scores, .. }| {
+                let cell = result::inked_after_game(
+                    decoded,
+                    grid,
+                    scores.len(),
+                    params.blank_ink,
+                )?;
+                let c = grid.cells.get(cell)?;
+                let side = if c.side == shakmaty::Color::White {
+                    "White"
+                } else {
+                    "Black"
+                };
+                let what = if words_read {
+                    "neither a move, a result nor a resign word"
+                } else {
+                    "neither a move nor a result (a word such as `resigns`? this reader does \
+                     not spell words)"
+                };
+                Some(format!(
+                    "; the cell after the last move ({}. {side}) holds writing that reads as \
+                     {what}: see the cell",
+                    c.move_number
+                ))
+            });
+            report.result_note = Some(format!(
+                "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \
+                 and none of the form's printed results marked{}",
+                words.unwrap_or_default()
+            ))
+        }
+        [first, rest @ ..] if rest.iter().all(|r| r.0 == first.0) => {
+            report.result = first.0.to_string();
+            report.result_from = "sheet".into();
+            report.result_cell = said.iter().find_map(|r| r.1);
+            // A result written after the last move ends the game: it is complete
+            // when nothing but the result is written after its last move.
+            if let Some(cell) = report.result_cell
+                && copies.iter().all(|CopyRead { table: grid, scores, .. }| {
+                    result::alone_after_game(
+                        decoded,
+                        grid,
+                        scores.len(),
+                        cell,
+                        params.blank_ink,
+                    )
+                })
+            {
+                report.status = "complete".into();
+            }
+            if report.result_cell.is_none() {
+                report.result_note =
+                    Some("marked on the form's printed results (1-0, ½-½, 0-1)".into());
+            }
+        }
+        _ => {
+            let all: Vec<String> = said.iter().map(|r| format!("{} {}", r.0, r.2)).collect();
+            report.result_note = Some(format!(
+                "the sheet gives different results: {}",
+                all.join(" and ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+
+/// A result read in the decoded game's last move's cell ([`result_in_last_move`]): that
+/// cell, to end the game before it, and per copy the closer reading of it where that
+/// was the one the result was read from.
+pub(super) type ResultInLastMove = (usize, Vec<Option<CellScores>>);
