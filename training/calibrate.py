@@ -8,7 +8,7 @@ as `scoresheet eval` counts it against `labels.tsv`) and synthetic sheets in the
 *selection* hands (`training/fonts.py`),
 Russian and Polish, 72 of each (seeds 41 and 53; a move is right when it is the true
 game's). A logistic regression is fitted on seven features of every cell or move (the
-same as `src/decode/calibration.rs`; the last two since the report has `cell_p`):
+same as `src/vocab/calibration.rs`):
 
 * ln(c + 0.001) and ln(1 - c + 0.001), c the decoder's confidence (its beam's share);
 * a written form of the move explains the cell (0/1);
@@ -18,9 +18,8 @@ same as `src/decode/calibration.rs`; the last two since the report has `cell_p`)
   says the move (the report's `cell_p`; 0 when no move is read from the cell).
 
 The review threshold is chosen on the same data: the highest (0.01 steps) that flags
-no more than a tenth of the moves (`FLAG_SHARE`; what the uncalibrated product's 0.8
-flagged there with the lookahead posterior of cellreader 1.4.0, 10.1%; with the
-whole-sheet posterior, which is surer, 0.8 flags only 6.5%). `scoresheet eval` then
+no more than a tenth of the moves (`FLAG_SHARE`: about what the uncalibrated product
+flagged at 0.8 when the rule was set; docs/measurements.md). `scoresheet eval` then
 measures the result on held-out games and fonts. About 3 minutes on 2 cores.
 
     python -m training.calibrate [--manifest models/cellreader.json] [--scoresheet BIN]
@@ -46,7 +45,7 @@ from .hcs import read_labels
 EPS = 1e-3
 GRID = [round(0.5 + 0.01 * k, 2) for k in range(50)]
 FLAG_SHARE = 0.10
-SYNTHETIC = [(41, 24), (53, 48)]  # (seed, sheets) per notation, training fonts
+SYNTHETIC = [(41, 24), (53, 48)]  # (seed, sheets) per notation, selection hands
 # Display piece letters -> English, to compare a written form with the (English) reading.
 LETTERS = {"ru": [("Кр", "K"), ("К", "N"), ("Ф", "Q"), ("Л", "R"), ("С", "B")],
            "pl": [("H", "Q"), ("W", "R"), ("G", "B"), ("S", "N")],

@@ -10,12 +10,10 @@ with a manifest beside it, to judge end to end:
     scoresheet eval ../shared/data/hcs/pages --labels ../shared/data/hcs/labels.tsv \
         --split val --model training/runs/int8/cellreader.int8.json
 
-Not shipped: measured on 2 cores with the CRNN (1.x), the reader got 1.4-1.7x faster
-(96 -> 59-72 ms per 76 cells) with the same greedy accuracy, but the product read 0.6-1.3
-points fewer HCS validation cells right (86.6% -> 85.3-86.0%, by calibration method).
-With cellreader 2.2.0 (convolutions only, first and last in float, the defaults here):
-about 1.1x faster, greedy readings of the HCS selection cells agreeing with the float
-model's on 92% (docs/measurements.md, stop 42).
+Not shipped: with cellreader 2.2.0 (convolutions only, first and last in float, the
+defaults here) it is about 1.1x faster and its readings differ from the float model's on
+8% of the HCS selection cells; what each reader's int8 copy measured is in
+docs/measurements.md ("training/quantize.py: the int8 copy").
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ RESULT_RATE = 0.02
 RESULT_TEXTS = ["1-0", "0-1", "1:0", "0:1", "½-½", "½:½", "1/2-1/2", "1/2", "½", "=", "+-", "-+",
                 "1-0", "0-1", "½-½", "1/2:1/2"]
 # Share of synthetic training cells that hold a resign word (`common.RESIGN_WORDS`, every
-# language), as written after the last move (since cellreader 2.2.0).
+# language), as written after the last move.
 RESIGN_RATE = 0.015
 FONT_WEIGHTS = {"Lobster-Regular.ttf": 0.3, "Yomogi-Regular.ttf": 0.5, "LaBelleAurore-Regular.ttf": 0.6}
 

@@ -185,14 +185,12 @@ def scan(page: Image.Image, rng: random.Random) -> Image.Image:
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 
 
-# How players write a result after the last move (draws: `½-½` and `1/2` are outside the
-# reader's alphabet; they are written so that the check counts them, and fail).
+# How players write a result after the last move (`--write-result`).
 RESULT_SPELLINGS = {"1-0": ["1-0", "1-0", "1:0"], "0-1": ["0-1", "0-1", "0:1"],
                     "1/2-1/2": ["½-½", "1/2", "="]}
 
-# How players write that they resigned, by the form's language. The product does not read
-# them (its reader's alphabet lacks their letters, see docs/measurements.md, stop 39):
-# pages with them measure what it does with such a cell.
+# How players write that they resigned, by the form's language (`--resign`): pages with
+# them measure how the product reads such a cell.
 
 
 def drawable(word: str, entry: dict) -> str:

@@ -21,7 +21,8 @@ pub struct Adaptation {
     /// Pseudo-count of "the glyph read is the glyph meant" per class.
     pub prior: f32,
     /// A confusion counts only when seen this many times on the sheet (each cell
-    /// counted by the first decode's share of its move, uncalibrated).
+    /// counted by the first decode's share of its move, uncalibrated). Chosen on HCS
+    /// training pages and train-font sheets, against three (`docs/measurements.md`).
     pub min_count: f32,
 }
 

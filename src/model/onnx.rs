@@ -25,9 +25,8 @@ pub struct RuntimeParams {
     /// Threads one session may use for one batch (intra-op).
     pub threads: usize,
     /// Largest batch sent to one `run` call. Small batches keep the activations in
-    /// the cache: on the HCS validation pages (one core, alternated four times) a
-    /// batch of 16 took 0.83-0.95 times the model time a page of 128, with the same
-    /// outputs.
+    /// the cache: on HCS pages 16 took 0.83-0.95 times the model time of 128, with the
+    /// same outputs (`docs/measurements.md`).
     pub max_batch: usize,
     /// Read unsure cells again as the manifest's `second_look` says (when it has one).
     pub second_look: bool,

@@ -1,7 +1,7 @@
 //! Decoder confidence -> the probability that a move is right: a logistic map over
 //! seven features of a decoded entry and its sheet, fitted with the reader it ships
-//! with (`python -m training.calibrate`, on the HCS training pages and on synthetic
-//! sheets in the training fonts) and stored in the model manifest.
+//! with (`python -m training.calibrate`, on the HCS selection games' pages and on
+//! synthetic sheets in the selection hands) and stored in the model manifest.
 //!
 //! The decoder's own confidence is the share of the beam that agrees on a move. It
 //! says nothing of how well the cell shows that move: a beam that lost its
@@ -40,7 +40,7 @@ pub struct Calibration {
     pub cell_log_doubt: f32,
     pub bias: f32,
     /// A move whose calibrated confidence is below this is flagged for review
-    /// (chosen on the same data: no more flags than the raw confidence gave at 0.8).
+    /// (chosen on the same data: the highest that flags no more than a tenth of it).
     pub review_below: f32,
 }
 
