@@ -36,11 +36,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import chess.pgn
 import numpy as np
 
-import chess.pgn
-
-from .common import HCS, MODELS, MODEL_NAME, ROOT, WORK, load_split
+from .common import HCS, MODEL_NAME, MODELS, ROOT, WORK
 from .hcs import read_labels
 
 EPS = 1e-3

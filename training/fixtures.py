@@ -16,10 +16,9 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .common import MODEL_NAME, RUNS, ROOT, greedy
+from .common import MODEL_NAME, ROOT, greedy
 from .render import SHARDS
-from .train import load_run
-from .train import canvas_at, input_size, to_input
+from .train import canvas_at, input_size, load_run, to_input
 
 OUT = ROOT / "tests" / "fixtures" / "cells"
 # (shard, wanted labels in order of preference, how many)

@@ -14,7 +14,8 @@ move numbers, and every move cell's box where the picture shows it: the form's c
 centre through the photo's perspective and the page's turn) and, with a game written
 in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does.
 
-    python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1] [--fonts train|val|select]
+    python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1]
+                             [--fonts train|val|select]
     python -m training.forms --check DIR [--bin target/release/scoresheet]
     python -m training.forms --game-over-sheets FAMILY --out DIR [--sheets 2] [--stem game] [--seed 1] [--fonts val]
 

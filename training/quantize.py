@@ -27,8 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                      QuantType, quantize_static)
+from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from .common import RUNS, greedy, normalise

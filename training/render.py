@@ -241,13 +241,15 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
             if edge == "top":
                 rd.line([(0, off + rng.uniform(-2, 2)), (cw, off + rng.uniform(-2, 2))], fill=255, width=rw)
             elif edge == "bottom":
-                rd.line([(0, ch - 1 - off + rng.uniform(-2, 2)), (cw, ch - 1 - off + rng.uniform(-2, 2))], fill=255, width=rw)
+                rd.line([(0, ch - 1 - off + rng.uniform(-2, 2)), (cw, ch - 1 - off + rng.uniform(-2, 2))],
+                        fill=255, width=rw)
             elif edge == "left":
                 rd.line([(off, 0), (off + rng.uniform(-2, 2), ch)], fill=255, width=rw)
             else:
                 rd.line([(cw - 1 - off, 0), (cw - 1 - off + rng.uniform(-2, 2), ch)], fill=255, width=rw)
     if rng.random() < 0.1:  # a printed move number at the left edge
-        d.text((2, ch * 0.3), str(rng.randint(1, 60)), fill=200, font=font(str(FONTS / "Delius-Regular.ttf"), int(ch * 0.3)))
+        d.text((2, ch * 0.3), str(rng.randint(1, 60)), fill=200,
+               font=font(str(FONTS / "Delius-Regular.ttf"), int(ch * 0.3)))
     # specks (near-blank cells get some too)
     for _ in range(rng.choice([0, 0, 0, 1, 2, 5])):
         x, y = rng.uniform(0, cw), rng.uniform(0, ch)
@@ -486,11 +488,15 @@ def _hcs_job(args):
     for page, move, side, label, box in rows:
         ctx = Image.open(OUT / page / f"{move}_{side[0]}.png").convert("L")
         lab = canonical(label)
-        xs.append(preprocess(cell_crop(ctx, box, AS_CUT))); ys.append(lab); src.append(page)
+        xs.append(preprocess(cell_crop(ctx, box, AS_CUT)))
+        ys.append(lab)
+        src.append(page)
         for _ in range(copies):
             m = (rng.uniform(-0.04, 0.1), rng.uniform(-0.12, 0.3), rng.uniform(-0.04, 0.1), rng.uniform(-0.12, 0.3))
             img = cell_crop(ctx, box, m)
-            xs.append(preprocess(augment_real(img, rng))); ys.append(lab); src.append(page)
+            xs.append(preprocess(augment_real(img, rng)))
+            ys.append(lab)
+            src.append(page)
     return np.stack(xs), ys, src
 
 

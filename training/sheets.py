@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from .common import FONTS, GAMES, HELD_OUT_EVERY, RESIGN_WORDS, fonts, load_split
 from .corpus import written
 from .render import _draws as _has
-from .render import draw_text, entry_for, font, slant
+from .render import draw_text, entry_for, font
 
 PRINT_FONT = str(FONTS / "PlaypenSans-Regular.ttf")
 PAGE_W, PAGE_H = 1240, 1754
