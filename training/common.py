@@ -111,7 +111,7 @@ def preprocess(img: Image.Image, height: int = H, width: int = W) -> np.ndarray:
     img = img.convert("L")
     w, h = img.size
     nw = max(1, min(int(round(w * height / max(h, 1))), width))
-    small = img.resize((nw, height), Image.BILINEAR)
+    small = img.resize((nw, height), Image.Resampling.BILINEAR)
     canvas = np.full((height, width), PAD, np.uint8)
     canvas[:, :nw] = np.asarray(small)
     return canvas

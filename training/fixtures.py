@@ -38,7 +38,7 @@ def write(run: str = "main") -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for f in OUT.glob("*.png"):
         f.unlink()
-    cells = []
+    cells: list[dict] = []
     size = input_size(model)
     for shard, wanted, n in WANT:
         d = np.load(SHARDS / f"{shard}.npz", allow_pickle=True)

@@ -127,6 +127,7 @@ class PretrainedReader(nn.Module):
         0 the blank), or (unless `exact`) its lower/upper case partner; the rest keep
         their start."""
         index = {c: i for i, c in enumerate(names) if c}
+        src: int | None
         for k, c in enumerate(ALPHABET):
             if c == "<blank>":
                 src = 0
