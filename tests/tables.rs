@@ -64,7 +64,7 @@ fn python_glyph_classes_are_glyph_canonical() {
     let common = repo_file("training/common.py");
     let pairs = strings(python_literal(&common, "_CANON = {"));
     assert!(
-        pairs.len() >= 2 && pairs.len() % 2 == 0,
+        pairs.len() >= 2 && pairs.len().is_multiple_of(2),
         "_CANON: {pairs:?}"
     );
     let mut python = std::collections::BTreeMap::new();
