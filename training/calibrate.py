@@ -35,11 +35,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import chess.pgn
 import numpy as np
 
-import chess.pgn
-
-from .common import HCS, MODELS, MODEL_NAME, ROOT, WORK, load_split
+from .common import HCS, MODEL_NAME, MODELS, ROOT, WORK
 from .hcs import read_labels
 
 EPS = 1e-3
@@ -70,7 +69,7 @@ def same_reading(written: str, read: str, notation: str) -> bool:
 
 def features(m: dict, notation: str, sheet: float) -> list[float]:
     c = min(max(float(m["confidence"]), 0.0), 1.0)
-    written = m.get("written")
+    written = m.get("written") or ""
     same = bool(written) and same_reading(written, m["read"], notation)
     cell_p = min(max(float(m.get("cell_p") or 0.0), 0.0), 1.0)
     return [math.log(c + EPS), log_doubt(c), float(bool(written)), float(same), sheet,
@@ -116,6 +115,7 @@ def collect_synthetic(reports: Path, sheets: Path, data: Data) -> None:
         report = json.loads(path.read_text(encoding="utf-8"))
         sheet = sheet_doubt(report["moves"])
         game = chess.pgn.read_game((sheets / f"{path.stem}.pgn").open(encoding="utf-8"))
+        assert game is not None, f"{path.stem}.pgn holds no game"
         board, truth = game.board(), []
         for mv in game.mainline_moves():
             truth.append(board.san(mv).rstrip("+#"))
@@ -229,26 +229,27 @@ def calibrate(manifest: Path, binary: str | None = None, dry_run: bool = False,
             print(f"  checking the least sure {share:.0%} ({name}): {left:.2%} left wrong")
     if dry_run:
         return
-    path, manifest = manifest, json.loads(manifest.read_text(encoding="utf-8"))
-    manifest["calibration"] = {
+    path = manifest
+    man = json.loads(path.read_text(encoding="utf-8"))
+    man["calibration"] = {
         "log_confidence": round(float(w[0]), 5), "log_doubt": round(float(w[1]), 5),
         "written": round(float(w[2]), 5), "written_is_read": round(float(w[3]), 5),
         "sheet_log_doubt": round(float(w[4]), 5), "cell_log_p": round(float(w[5]), 5),
         "cell_log_doubt": round(float(w[6]), 5),
         "bias": round(b, 5), "review_below": chosen,
     }
-    manifest.setdefault("metrics", {})["calibration"] = {
+    man.setdefault("metrics", {})["calibration"] = {
         "hcs_select_pages": len(pages), "hcs_cells": cells, "synthetic_moves": len(y) - cells,
         "calibration_error": {"raw": round(ece(np.exp(x[:, 0]) - EPS, y), 4), "calibrated": round(ece(p, y), 4)},
         "flagged": {"raw": round(float(budget), 4), "calibrated": round(float(flagged.mean()), 4)},
         "silent_errors": {"raw": round(float((~flags & (y == 0)).mean()), 4),
                           "calibrated": round(float((~flagged & (y == 0)).mean()), 4)},
     }
-    path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(man, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"calibrate: wrote {path}")
     if path.resolve() == (MODELS / f"{MODEL_NAME}.json").resolve():
         from .card import write_card
-        write_card(manifest)
+        write_card(man)
 
 
 def main() -> None:

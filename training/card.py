@@ -52,12 +52,14 @@ def _calibration(man: dict) -> list[str]:
         f"  moves below {c['review_below']} are flagged (the highest threshold that flags no more than a tenth of"
         f" the moves there: {100 * fit.get('flagged', {}).get('calibrated', 0):.1f}%, silent errors"
         f" {100 * fit.get('silent_errors', {}).get('calibrated', 0):.2f}%; the uncalibrated 0.8 flags"
-        f" {100 * fit.get('flagged', {}).get('raw', 0):.1f}%, silent errors {100 * fit.get('silent_errors', {}).get('raw', 0):.2f}%).",
+        f" {100 * fit.get('flagged', {}).get('raw', 0):.1f}%,"
+        f" silent errors {100 * fit.get('silent_errors', {}).get('raw', 0):.2f}%).",
     ]
 
 
 def _architecture(m: dict) -> list[str]:
-    size = f"{m.get('parameters', 0):,} parameters, {m.get('onnx_bytes', 0) / 1e6:.2f} MB ONNX (opset 17, dynamic batch)."
+    size = (f"{m.get('parameters', 0):,} parameters, {m.get('onnx_bytes', 0) / 1e6:.2f} MB ONNX"
+            " (opset 17, dynamic batch).")
     if m.get("architecture") != "pretrained":
         return ["- CRNN: 4 conv blocks (32-64-128-128 channels, BatchNorm folded into Conv at export) ->",
                 f"  BiLSTM 2 x 128 -> linear -> log-softmax. {size}"]
@@ -72,7 +74,8 @@ def _architecture(m: dict) -> list[str]:
         "  (`training/pretrained.py`).",
         *([f"- Trained on from {m['continued_from']}'s weights, read back from its exported ONNX file"
            " (`train --arch onnx:PATH`;",
-           "  batch norms folded there stay folded); glyphs it lacked start from PP-OCRv6's rows for them (д and я, which it has not, from a fresh row)."]
+           "  batch norms folded there stay folded); glyphs it lacked start from PP-OCRv6's rows for them"
+           " (д and я, which it has not, from a fresh row)."]
           if m.get("continued_from") else []),
     ]
 
@@ -118,7 +121,8 @@ def write_card(man: dict) -> None:
            " `resigns`, `aufgegeben`, `poddał`, `сдался` ...; a lowercase `s` or `o` is its capital's class,"
            " `ł` is `l`'s)." if "я" in man["alphabet"] else ""),
         *([f"- Second look (manifest `second_look`): a cell whose greedy path has probability below"
-           f" {man['second_look']['below']} is read again moved {', '.join(f'{d:+d}' for d in man['second_look']['shifts'])}"
+           f" {man['second_look']['below']} is read again moved"
+           f" {', '.join(f'{d:+d}' for d in man['second_look']['shifts'])}"
            " rows,",
            "  and its readings' probabilities are averaged (`scoresheet` does this; the ONNX graph reads once)."]
           if man.get("second_look") else []),
@@ -140,8 +144,9 @@ def write_card(man: dict) -> None:
         "  (`training/strokes.py`, PyPI `Hershey-Fonts` 2.1.0, MIT: print, italic and joined script",
         "  faces, Cyrillic piece letters from its Cyrillic face; wobble, slant, pressure), and a share",
         "  holding a result as written after the last move (`1-0`, `0:1`, `½-½`, `1/2` ...)"
-        + ("; 1.5% holding a resign word\n  (`training/common.py` `RESIGN_WORDS`: `resigns`, `aufg.`, `poddał`, `сдался`,"
-           " `abandon` ...) drawn as\n  written, lowercase," if "я" in man["alphabet"] else "") + "; heavily augmented.",
+        + ("; 1.5% holding a resign word\n  (`training/common.py` `RESIGN_WORDS`: `resigns`, `aufg.`, `poddał`,"
+           " `сдался`, `abandon` ...) drawn as\n  written, lowercase," if "я" in man["alphabet"] else "")
+        + "; heavily augmented.",
         f"- Text: {tr.get('corpus_source', 'the python-chess stand-in of `training/corpus.py`')}"
         " (the Rust `corpus` example replaces it when the crate has one).",
         "- Every batch: 35% real cells, 65% synthetic (45% / 55% in the later stages); 30% of the",

@@ -64,13 +64,28 @@ _CANON = {
     "Т": "T", "М": "M", "л": "Л", "ф": "Ф", "о": "O", "o": "O", "s": "S", "ł": "l",
 }
 
+# Where the resign words live (one list for both sides): `src/pipeline/result.rs` reads
+# every word of it, the generators draw each `drawn` times.
+RESIGN_WORDS_FILE = ROOT / "src" / "resign_words.tsv"
+
+
+def read_resign_words(path: Path = RESIGN_WORDS_FILE) -> dict[str, list[str]]:
+    """Language -> its words, each repeated `drawn` times (the draw's weights; a word
+    drawn 0 times is read by scoresheet but never drawn), in the file's order."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    words: dict[str, list[str]] = {}
+    for line in lines[1:]:
+        if line.strip():
+            lang, word, drawn = line.split("\t")
+            words.setdefault(lang, []).extend([word] * int(drawn))
+    return words
+
+
 # Words written after the last move for a resignation, by language (the loser writes
 # them in his own cell, or the arbiter after the last move): drawn by `sheets.py` and
 # `forms.py --resign`, and a share of the reader's training cells. The reader's glyphs
-# spell them (`canonical`); `src/pipeline/result.rs` looks for the same words.
-RESIGN_WORDS = {"en": ["resigns", "Resigns", "resigned", "resign"], "de": ["aufgegeben", "aufgegeben", "aufg."],
-                "pl": ["poddał", "poddał", "poddal"], "ru": ["сдался", "сдался", "сдался", "сд."],
-                "fr": ["abandon", "abandonne"], "es": ["abandona", "abandono"]}
+# spell them (`canonical`).
+RESIGN_WORDS = read_resign_words()
 
 
 def canonical(text: str) -> str:
@@ -111,7 +126,7 @@ def preprocess(img: Image.Image, height: int = H, width: int = W) -> np.ndarray:
     img = img.convert("L")
     w, h = img.size
     nw = max(1, min(int(round(w * height / max(h, 1))), width))
-    small = img.resize((nw, height), Image.BILINEAR)
+    small = img.resize((nw, height), Image.Resampling.BILINEAR)
     canvas = np.full((height, width), PAD, np.uint8)
     canvas[:, :nw] = np.asarray(small)
     return canvas

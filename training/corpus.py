@@ -74,7 +74,9 @@ def written(board: chess.Board, move: chess.Move, notation: str, rng: random.Ran
         return (f"{c}-{c}-{c}" if long_side else f"{c}-{c}") + suffix
     frm = chess.square_name(move.from_square)
     to = chess.square_name(move.to_square)
-    piece = board.piece_at(move.from_square).piece_type
+    moved = board.piece_at(move.from_square)
+    assert moved is not None  # a legal move starts on a piece
+    piece = moved.piece_type
     letter = "" if piece == chess.PAWN else P[chess.piece_symbol(piece).upper()]
     promo = ""
     if move.promotion:

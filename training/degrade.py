@@ -24,8 +24,8 @@ def degrade(img: Image.Image, rng: np.random.Generator) -> Image.Image:
     """Grayscale page -> the same page as a poor scan (same size)."""
     g = img.convert("L")
     w, h = g.size
-    small = g.resize((round(w * SCALE), round(h * SCALE)), Image.BILINEAR)
-    g = small.resize((w, h), Image.BILINEAR).filter(ImageFilter.GaussianBlur(BLUR))
+    small = g.resize((round(w * SCALE), round(h * SCALE)), Image.Resampling.BILINEAR)
+    g = small.resize((w, h), Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(BLUR))
     a = np.asarray(g, dtype=np.float32) + rng.normal(0.0, NOISE, (h, w))
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 

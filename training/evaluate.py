@@ -46,7 +46,8 @@ def evaluate(model: torch.nn.Module) -> tuple[dict, list[tuple[str, str, str]]]:
     m["hcs_val"] = scores([pred[i] for i in lab], [y[i] for i in lab])
     m["hcs_val"]["games"] = len({s.split("_")[0] for s in d["src"].tolist()})
     m["hcs_val_blank_cells"] = {"cells": len(blank),
-                                "read_as_blank": round(float(np.mean([pred[i] == "" for i in blank])), 4) if blank else None}
+                                "read_as_blank":
+                                    round(float(np.mean([pred[i] == "" for i in blank])), 4) if blank else None}
     errors = [(d["key"][i], y[i], pred[i]) for i in lab if pred[i].replace("0", "O") != y[i].replace("0", "O")]
     # The same sets read as the product reads them: unsure cells looked at again.
     look = m["second_look"] = {"hcs_val": scores(read(model, d["x"][lab], second_look=SECOND_LOOK),

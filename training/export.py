@@ -16,11 +16,22 @@ import time
 import numpy as np
 import torch
 
-from .common import (ALPHABET, BLANK, MEAN, MODEL_NAME, MODEL_VERSION, MODELS, PAD, ROOT, RUNS, SECOND_LOOK, STD,
-                     load_split)
+from .common import (
+    ALPHABET,
+    BLANK,
+    MEAN,
+    MODEL_NAME,
+    MODEL_VERSION,
+    MODELS,
+    PAD,
+    ROOT,
+    RUNS,
+    SECOND_LOOK,
+    STD,
+    load_split,
+)
 from .render import SHARDS
-from .train import load_run
-from .train import input_size, to_input
+from .train import input_size, load_run, to_input
 
 
 def export(run: str, name: str) -> dict:

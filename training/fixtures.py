@@ -16,10 +16,9 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .common import MODEL_NAME, RUNS, ROOT, greedy
+from .common import MODEL_NAME, ROOT, greedy
 from .render import SHARDS
-from .train import load_run
-from .train import canvas_at, input_size, to_input
+from .train import canvas_at, input_size, load_run, to_input
 
 OUT = ROOT / "tests" / "fixtures" / "cells"
 # (shard, wanted labels in order of preference, how many)
@@ -39,7 +38,7 @@ def write(run: str = "main") -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for f in OUT.glob("*.png"):
         f.unlink()
-    cells = []
+    cells: list[dict] = []
     size = input_size(model)
     for shard, wanted, n in WANT:
         d = np.load(SHARDS / f"{shard}.npz", allow_pickle=True)

@@ -122,10 +122,18 @@ def _pick(names: list[str], fid: str, subset: str) -> str | None:
     return min(cands)[1] if cands else None
 
 
+def _member(t: tarfile.TarFile, name: str) -> bytes:
+    """The bytes of the regular file `name` in the archive."""
+    f = t.extractfile(name)
+    if f is None:
+        raise ValueError(f"{name} is not a regular file")
+    return f.read()
+
+
 def extract(fid: str, tgz: Path) -> dict | None:
     with tarfile.open(tgz) as t:
-        meta = json.load(t.extractfile("package/metadata.json"))
-        version = json.load(t.extractfile("package/package.json"))["version"]
+        meta = json.loads(_member(t, "package/metadata.json"))
+        version = json.loads(_member(t, "package/package.json"))["version"]
         if meta.get("category") != "handwriting" and fid not in EXTRA_HANDS:
             return None
         if "normal" not in meta.get("styles", []):
@@ -141,7 +149,7 @@ def extract(fid: str, tgz: Path) -> dict | None:
             if member:
                 dst = OUT / Path(member).name
                 if not dst.exists():
-                    dst.write_bytes(t.extractfile(member).read())
+                    dst.write_bytes(_member(t, member))
                 files[key] = dst.name
     lic = meta.get("license", {})
     if isinstance(lic, str):

@@ -14,7 +14,8 @@ move numbers, and every move cell's box where the picture shows it: the form's c
 centre through the photo's perspective and the page's turn) and, with a game written
 in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does.
 
-    python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1] [--fonts train|val|select]
+    python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1]
+                             [--fonts train|val|select]
     python -m training.forms --check DIR [--bin target/release/scoresheet]
     python -m training.forms --game-over-sheets FAMILY --out DIR [--sheets 2] [--stem game] [--seed 1] [--fonts val]
 
@@ -32,6 +33,7 @@ import random
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -45,7 +47,7 @@ PAGE_W, PAGE_H = 1240, 1754
 PRINT_FONTS = ["PlaypenSans-Regular.ttf", "Delius-Regular.ttf", "ComicRelief-Regular.ttf",
                "ShantellSans-Regular.ttf", "Pangolin-Regular.ttf"]
 
-LANG = {
+LANG: dict[str, dict[str, Any]] = {
     "en": {"title": "OFFICIAL SCORESHEET", "white": "WHITE", "black": "BLACK", "no": "",
            "fields": ["Event", "Round", "Board", "Date", "White", "Black"], "result": "Result",
            "sign": ["White signature", "Black signature"], "move": "Move"},
@@ -67,7 +69,7 @@ LANG = {
 }
 NOTATION_OF = {"en": "en", "de": "de", "pl": "pl", "ru": "ru", "fr": "en", "es": "en"}
 
-BASE = {"lang": "en", "blocks": 2, "rows": 30, "numbers": "printed", "start": 1, "heading": "plain",
+BASE: dict[str, Any] = {"lang": "en", "blocks": 2, "rows": 30, "numbers": "printed", "start": 1, "heading": "plain",
         "heading_per_block": True, "ruling": "solid", "inner_vertical": True, "header_box": True,
         "result_box": True, "zebra": False, "table_width": 0.86, "number_width": 0.14, "capture": "scan",
         "outer": 3}
@@ -148,7 +150,7 @@ def draw_form(fam: dict, rng: random.Random, tags: dict, hand: dict | None):
             lx = fx + d.textlength(label + ":", font=pf(22)) + 10
             d.line([(lx, fy + 32), (fx + fw - 30, fy + 32)], fill=90, width=1)
             val = tags.get(keys[i], "")
-            if ink and val and val != "?":
+            if ink and hand and val and val != "?":
                 ink.write(_plain(val, hand["latin"])[:24], (int(lx) + 5, fy - 8, int(fx + fw - 40 - lx), 42))
         y += 3 * 50 + 20
     top = y + 20
@@ -229,7 +231,7 @@ def capture(page: Image.Image, fam: dict, rng: random.Random) -> tuple[Image.Ima
     """A scan (paper tone, small rotation, blur, noise) or a phone photo (also
     perspective and a shadow). Returns the picture, its rotation in degrees and, for a
     photo, the quad of the form that fills the picture (see `unwarp`)."""
-    a = np.asarray(page, np.float32)
+    a: np.ndarray = np.asarray(page, np.float32)
     h, w = a.shape
     paper = rng.uniform(210, 245)
     shade = np.linspace(rng.uniform(-15, 5), rng.uniform(-15, 5), w)[None, :] + np.linspace(
@@ -245,10 +247,10 @@ def capture(page: Image.Image, fam: dict, rng: random.Random) -> tuple[Image.Ima
         c = [rng.uniform(-d, d) * s for s in (w, h, w, h, w, h, w, h)]
         # corners of the source quad: upper left, lower left, lower right, upper right
         quad = (c[0], c[1], c[2], h + c[3], w + c[4], h + c[5], w + c[6], c[7])
-        img = img.transform((w, h), Image.QUAD, quad, Image.BILINEAR, fillcolor=int(paper) - 60)
+        img = img.transform((w, h), Image.Transform.QUAD, quad, Image.Resampling.BILINEAR, fillcolor=int(paper) - 60)
     else:
         quad = None
-    img = img.rotate(angle, Image.BILINEAR, fillcolor=int(paper) - 30)
+    img = img.rotate(angle, Image.Resampling.BILINEAR, fillcolor=int(paper) - 30)
     img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
     a = np.asarray(img, np.float32) + np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 5), (h, w))
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)), angle, quad
@@ -285,7 +287,7 @@ def straightened_to_picture(page: dict, size: tuple[int, int], x: float, y: floa
 
 
 def unwarp(quad: tuple, size: tuple[int, int], x: float, y: float) -> tuple[float, float]:
-    """Where the form's point (x, y) lies in a picture `Image.QUAD`-transformed with
+    """Where the form's point (x, y) lies in a picture `Image.Transform.QUAD`-transformed with
     `quad` (source corners upper left, lower left, lower right, upper right): the
     picture's pixel (u w, v h) shows the form's point bilinear in the corners at (u, v);
     Newton's method inverts it."""
@@ -436,7 +438,7 @@ def make_game_sheets(name: str, fam: dict, rng: random.Random, games: list, hand
     moves = list(game.mainline_moves())
     if plies < len(moves):
         g.headers["Result"] = "*"
-    node = g
+    node: chess.pgn.GameNode = g
     for mv in moves[:plies]:
         node = node.add_variation(mv)
     (out / f"{stem}.pgn").write_text(str(g) + "\n", encoding="utf-8")
@@ -501,8 +503,9 @@ def check(folder: Path, binary: Path, list_failed: bool = False, overlays: Path 
         row[1] += table
         row[2] += right
     total = [sum(v[i] for v in per.values()) for i in range(3)]
-    for fam, (n, table, right) in sorted(per.items()):
-        print(f"forms: {fam:40s} pages {n:3d}  table found {table}/{n}  all cells numbered right {right}/{n}")
+    for family, (drawn, tables, numbered) in sorted(per.items()):
+        print(f"forms: {family:40s} pages {drawn:3d}  table found {tables}/{drawn}"
+              f"  all cells numbered right {numbered}/{drawn}")
     n = max(total[0], 1)
     print(f"forms: all {total[0]} pages: table found {100 * total[1] / n:.1f}%, "
           f"every cell numbered right {100 * total[2] / n:.1f}%")

@@ -41,8 +41,8 @@ def read_labels() -> dict[tuple[str, int, str], str]:
 def _dark(gray: np.ndarray) -> np.ndarray:
     """Ink/ruling mask, robust to uneven lighting (divide by a local paper estimate)."""
     img = Image.fromarray(gray)
-    small = img.resize((max(1, img.width // 16), max(1, img.height // 16)), Image.BILINEAR)
-    bg = small.filter(ImageFilter.MaxFilter(5)).resize(img.size, Image.BILINEAR)
+    small = img.resize((max(1, img.width // 16), max(1, img.height // 16)), Image.Resampling.BILINEAR)
+    bg = small.filter(ImageFilter.MaxFilter(5)).resize(img.size, Image.Resampling.BILINEAR)
     norm = gray.astype(np.float32) / np.maximum(np.asarray(bg, np.float32), 1)
     return norm < 0.72
 
@@ -76,7 +76,7 @@ def _rows(dark: np.ndarray, strips: list[tuple[int, int]], h: int) -> list[list[
     of one block, from one lattice (pitch, offset) fitted to all strips together."""
     pitch0 = h / 31.0
     cs = [_candidates(dark, x0, x1, pitch0)[0] for x0, x1 in strips]
-    best = None
+    best: tuple[float, float, float] | None = None
     for pitch in np.arange(pitch0 * 0.88, pitch0 * 1.12, pitch0 * 0.005):
         for off in np.arange(-pitch, h - 29 * pitch, 1.0):
             if off + 30 * pitch > h - pitch * 0.25:  # the result band is always below row 30
@@ -88,6 +88,7 @@ def _rows(dark: np.ndarray, strips: list[tuple[int, int]], h: int) -> list[list[
                 score += float(np.sum(np.clip(1 - d / (pitch * 0.15), 0, 1)))
             if best is None or score > best[0]:
                 best = (score, pitch, off)
+    assert best is not None, "no lattice fits the strips"
     _, pitch, off = best
     out = []
     for c in cs:
@@ -158,6 +159,7 @@ def cut_page(gray: np.ndarray, filled: dict[tuple[int, str], bool] | None = None
                 x0, x1, lines = strips[(block, side)]
                 for r, (x, y, bw, bh) in enumerate(strip_boxes(x0, x1, lines, shift, h)):
                     v = ink(gray[y:y + bh, x:x + bw])
+                    assert filled is not None  # shifts are tried only on labelled pages
                     lab = filled.get((block * 30 + r + 1, side), False)
                     score += (v > 0.009) if lab else (v < 0.009)
             if score > best[1] + (0.5 if shift else 0):

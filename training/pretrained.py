@@ -127,6 +127,7 @@ class PretrainedReader(nn.Module):
         0 the blank), or (unless `exact`) its lower/upper case partner; the rest keep
         their start."""
         index = {c: i for i, c in enumerate(names) if c}
+        src: int | None
         for k, c in enumerate(ALPHABET):
             if c == "<blank>":
                 src = 0
@@ -144,6 +145,7 @@ class PretrainedReader(nn.Module):
 
 
 if __name__ == "__main__":
+    import tempfile
     import time
 
     import numpy as np
@@ -154,14 +156,16 @@ if __name__ == "__main__":
         x = torch.zeros(4, 1, 48, w)
         print(w, tuple(m(x).shape))
     x = torch.zeros(2, 1, 48, 192)
-    torch.onnx.export(m, (x,), "/tmp/pre.onnx", input_names=["image"], output_names=["logp"],
+    tmp = tempfile.TemporaryDirectory()
+    onnx_path = str(Path(tmp.name) / "pre.onnx")
+    torch.onnx.export(m, (x,), onnx_path, input_names=["image"], output_names=["logp"],
                       dynamic_axes={"image": {0: "batch", 3: "width"}, "logp": {0: "batch", 1: "steps"}},
                       opset_version=17, dynamo=False)
     import onnxruntime as ort
     for threads in (1, 2):
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
-        s = ort.InferenceSession("/tmp/pre.onnx", so)
+        s = ort.InferenceSession(onnx_path, so)
         for w in (160, 192):
             xb = np.zeros((64, 1, 48, w), np.float32)
             s.run(None, {"image": xb})

@@ -25,8 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                      QuantType, quantize_static)
+from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from .common import RUNS, greedy, normalise
@@ -54,7 +53,7 @@ def session(path: Path, threads: int = 1) -> ort.InferenceSession:
 
 
 def read(s: ort.InferenceSession, x: np.ndarray, batch: int = 256) -> list[str]:
-    out = []
+    out: list[str] = []
     for i in range(0, len(x), batch):
         lp = s.run(None, {"image": normalise(x[i:i + batch])[:, None]})[0]
         out.extend(greedy(m) for m in lp)
@@ -71,7 +70,7 @@ def calibration_cells(n: int, seed: int) -> np.ndarray:
 
 
 def figures(s: ort.InferenceSession) -> dict:
-    out = {}
+    out: dict = {}
     d = np.load(SHARDS / "hcs_val.npz", allow_pickle=True)
     y = d["y"].tolist()
     lab = [i for i, t in enumerate(y) if t]
@@ -116,7 +115,7 @@ def main() -> None:
                         op_types_to_quantize=a.ops.split(","),
                         nodes_to_exclude=[n for n in a.keep_float.split(",") if n],
                         calibrate_method=getattr(CalibrationMethod, a.method))
-    report = {"float32": figures(session(src)), "int8": figures(session(Path(a.out)))}
+    report: dict = {"float32": figures(session(src)), "int8": figures(session(Path(a.out)))}
     report["int8_bytes"] = Path(a.out).stat().st_size
     manifest = json.loads((MODELS / "cellreader.json").read_text(encoding="utf-8"))
     manifest["onnx"] = Path(a.out).name

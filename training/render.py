@@ -185,11 +185,11 @@ def slant(mask: Image.Image, rng: random.Random, strength: float) -> Image.Image
     sh = rng.uniform(-0.35, 0.25) * strength
     w, h = mask.size
     extra = int(abs(sh) * h) + 2
-    m = mask.transform((w + extra, h), Image.AFFINE,
-                       (1, sh, -extra if sh > 0 else 0, 0, 1, 0), Image.BILINEAR)
+    m = mask.transform((w + extra, h), Image.Transform.AFFINE,
+                       (1, sh, -extra if sh > 0 else 0, 0, 1, 0), Image.Resampling.BILINEAR)
     rot = rng.gauss(0, 2.0 * strength)
     if abs(rot) > 0.3:
-        m = m.rotate(rot, Image.BILINEAR, expand=True)
+        m = m.rotate(rot, Image.Resampling.BILINEAR, expand=True)
     bbox = m.getbbox()
     return m.crop(bbox) if bbox else m
 
@@ -199,7 +199,7 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
     """Places an ink mask in a ruled cell and turns it into a grayscale photo-like crop."""
     ch = rng.randint(40, 72)
     cw = int(ch * rng.uniform(3.8, 7.0))
-    ink = np.zeros((ch, cw), np.float32)
+    ink: np.ndarray = np.zeros((ch, cw), np.float32)
     if mask is not None:
         th = ch * rng.uniform(0.42, 0.82)
         sc = th / max(mask.height, 1)
@@ -208,7 +208,7 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
             sc *= cw * 0.96 / mw
             mw = max(1, int(mask.width * sc))
         mh = max(1, int(mask.height * sc))
-        m = np.asarray(mask.resize((mw, mh), Image.BILINEAR), np.float32) / 255
+        m = np.asarray(mask.resize((mw, mh), Image.Resampling.BILINEAR), np.float32) / 255
         x0 = int(rng.uniform(0.02, 1.0) ** 1.5 * max(0, cw - mw))
         y0 = int((ch - mh) / 2 + rng.uniform(-0.12, 0.12) * ch)
         _paste_max(ink, m, x0, y0)
@@ -241,13 +241,15 @@ def compose_cell(mask: Image.Image | None, rng: random.Random, strength: float,
             if edge == "top":
                 rd.line([(0, off + rng.uniform(-2, 2)), (cw, off + rng.uniform(-2, 2))], fill=255, width=rw)
             elif edge == "bottom":
-                rd.line([(0, ch - 1 - off + rng.uniform(-2, 2)), (cw, ch - 1 - off + rng.uniform(-2, 2))], fill=255, width=rw)
+                rd.line([(0, ch - 1 - off + rng.uniform(-2, 2)), (cw, ch - 1 - off + rng.uniform(-2, 2))],
+                        fill=255, width=rw)
             elif edge == "left":
                 rd.line([(off, 0), (off + rng.uniform(-2, 2), ch)], fill=255, width=rw)
             else:
                 rd.line([(cw - 1 - off, 0), (cw - 1 - off + rng.uniform(-2, 2), ch)], fill=255, width=rw)
     if rng.random() < 0.1:  # a printed move number at the left edge
-        d.text((2, ch * 0.3), str(rng.randint(1, 60)), fill=200, font=font(str(FONTS / "Delius-Regular.ttf"), int(ch * 0.3)))
+        d.text((2, ch * 0.3), str(rng.randint(1, 60)), fill=200,
+               font=font(str(FONTS / "Delius-Regular.ttf"), int(ch * 0.3)))
     # specks (near-blank cells get some too)
     for _ in range(rng.choice([0, 0, 0, 1, 2, 5])):
         x, y = rng.uniform(0, cw), rng.uniform(0, ch)
@@ -289,7 +291,7 @@ def _neighbour(neighbours: list[Image.Image], rng: random.Random, ch: int, lo: f
     nb = neighbours[rng.randrange(len(neighbours))]
     sc = ch * rng.uniform(lo, hi) / max(nb.height, 1)
     nw, nh = max(1, int(nb.width * sc)), max(1, int(nb.height * sc))
-    return np.asarray(nb.resize((nw, nh), Image.BILINEAR), np.float32) / 255
+    return np.asarray(nb.resize((nw, nh), Image.Resampling.BILINEAR), np.float32) / 255
 
 
 def _paste_max(dst: np.ndarray, src: np.ndarray, x0: int, y0: int) -> None:
@@ -445,10 +447,11 @@ def augment_real(img: Image.Image, rng: random.Random) -> Image.Image:
     """Photometric and geometric jitter of a real cell crop."""
     if rng.random() < 0.6:
         sh = rng.uniform(-0.15, 0.15)
-        img = img.transform(img.size, Image.AFFINE, (1, sh, -sh * img.height / 2, 0, 1, 0), Image.BILINEAR,
-                            fillcolor=int(np.percentile(np.asarray(img), 90)))
+        img = img.transform(img.size, Image.Transform.AFFINE, (1, sh, -sh * img.height / 2, 0, 1, 0),
+                            Image.Resampling.BILINEAR, fillcolor=int(np.percentile(np.asarray(img), 90)))
     if rng.random() < 0.5:
-        img = img.rotate(rng.gauss(0, 1.5), Image.BILINEAR, fillcolor=int(np.percentile(np.asarray(img), 90)))
+        img = img.rotate(rng.gauss(0, 1.5), Image.Resampling.BILINEAR,
+                         fillcolor=int(np.percentile(np.asarray(img), 90)))
     a = np.asarray(img, np.float32)
     a = (a - a.mean()) * rng.uniform(0.6, 1.3) + a.mean() + rng.uniform(-30, 25)
     a += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0, 8), a.shape)
@@ -461,7 +464,7 @@ def augment_real(img: Image.Image, rng: random.Random) -> Image.Image:
         img = Image.open(io.BytesIO(buf.getvalue())).convert("L")
     # horizontal scale (writing width)
     if rng.random() < 0.4:
-        img = img.resize((max(4, int(img.width * rng.uniform(0.8, 1.2))), img.height), Image.BILINEAR)
+        img = img.resize((max(4, int(img.width * rng.uniform(0.8, 1.2))), img.height), Image.Resampling.BILINEAR)
     return img
 
 
@@ -486,11 +489,15 @@ def _hcs_job(args):
     for page, move, side, label, box in rows:
         ctx = Image.open(OUT / page / f"{move}_{side[0]}.png").convert("L")
         lab = canonical(label)
-        xs.append(preprocess(cell_crop(ctx, box, AS_CUT))); ys.append(lab); src.append(page)
+        xs.append(preprocess(cell_crop(ctx, box, AS_CUT)))
+        ys.append(lab)
+        src.append(page)
         for _ in range(copies):
             m = (rng.uniform(-0.04, 0.1), rng.uniform(-0.12, 0.3), rng.uniform(-0.04, 0.1), rng.uniform(-0.12, 0.3))
             img = cell_crop(ctx, box, m)
-            xs.append(preprocess(augment_real(img, rng))); ys.append(lab); src.append(page)
+            xs.append(preprocess(augment_real(img, rng)))
+            ys.append(lab)
+            src.append(page)
     return np.stack(xs), ys, src
 
 
@@ -500,7 +507,7 @@ def selection_games() -> set[str]:
     return set(sorted(load_split()["hcs_train_games"])[::7])
 
 
-def hcs_rows(split: str) -> list[tuple[str, str, str, str]]:
+def hcs_rows(split: str) -> list[tuple[str, str, str, str, tuple[int, int, int, int]]]:
     """Cells of one split: `train` (less the selection games), `select`, or `val`."""
     from .hcs import OUT
     rows = []

@@ -89,22 +89,22 @@ def main() -> None:
         init = str(RUNS / name / "model.pt")
     times["train_s"] = round(time.time() - t)
     out = RUNS / a.run
+    described = ", then ".join(
+        f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
+        + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")
+        + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "")
+        + (", synthetic cells jittered" if js else "")
+        + ")"
+        for n, lr, rf, j, e, q, _, js in stages) + ", each from the weights before"
     (out / "train.json").write_text(json.dumps({**times, "arch": a.arch, "steps": a.steps,
                                                 "stage2_steps": a.stage2_steps, "stage3_steps": a.stage3_steps,
                                                 "stage4_steps": a.stage4_steps,
-                                                "stages": ", then ".join(
-                                                    f"{n} steps of {a.batch} at peak LR {lr:g} ({100 * rf:.0f}% real cells"
-                                                    + (", jittered" if j else "") + (f", EMA {e:g}" if e else "")
-                                                    + (f", {100 * q:.0f}% of synthetic cells narrowed" if q else "")
-                                                    + (", synthetic cells jittered" if js else "")
-                                                    + ")"
-                                                    for n, lr, rf, j, e, q, _, js in stages) + ", each from the weights before",
+                                                "stages": described,
                                                 "cells": a.cells,
                                                 "batch": a.batch,
                                                 "synthetic_cells": a.synthetic, "hcs_copies": a.hcs_copies,
                                                 "seed": a.seed}) + "\n")
-    from .evaluate import evaluate
-    from .evaluate import selection
+    from .evaluate import evaluate, selection
     model = train.load_run(a.run)
     (out / "selection.json").write_text(json.dumps(selection(model), indent=1) + "\n")
     m, errors = evaluate(model)

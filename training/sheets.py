@@ -17,6 +17,7 @@ import argparse
 import random
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -26,11 +27,11 @@ from PIL import Image, ImageDraw, ImageFilter
 from .common import FONTS, GAMES, HELD_OUT_EVERY, RESIGN_WORDS, fonts, load_split
 from .corpus import written
 from .render import _draws as _has
-from .render import draw_text, entry_for, font, slant
+from .render import draw_text, entry_for, font
 
 PRINT_FONT = str(FONTS / "PlaypenSans-Regular.ttf")
 PAGE_W, PAGE_H = 1240, 1754
-FORMS = {
+FORMS: dict[str, dict[str, Any]] = {
     "ru": {"title": "Бланк записи шахматной партии", "cols": ("№", "Белые", "Чёрные"),
            "fields": [("Турнир", "event"), ("Тур", "round"), ("Дата", "date"), ("Белые", "white"),
                       ("Чёрные", "black")], "result": "Результат", "rows": (30, 40)},
@@ -96,13 +97,14 @@ class Ink:
         sh = self.slant + rng.uniform(-0.05, 0.05)
         mw, mh = m.size
         extra = int(abs(sh) * mh) + 2
-        m = m.transform((mw + extra, mh), Image.AFFINE, (1, sh, -extra if sh > 0 else 0, 0, 1, 0), Image.BILINEAR)
+        m = m.transform((mw + extra, mh), Image.Transform.AFFINE, (1, sh, -extra if sh > 0 else 0, 0, 1, 0),
+                        Image.Resampling.BILINEAR)
         sc = h * (self.scale + 0.35) * rng.uniform(0.92, 1.08) / 40  # by font size, as a hand keeps its size
         if m.height * sc > h * 1.05:
             sc = h * 1.05 / m.height
         if m.width * sc > w * 0.92:
             sc = w * 0.92 / m.width
-        m = m.resize((max(1, int(m.width * sc)), max(1, int(m.height * sc))), Image.BILINEAR)
+        m = m.resize((max(1, int(m.width * sc)), max(1, int(m.height * sc))), Image.Resampling.BILINEAR)
         x0 = x + (int(rng.uniform(0.03, 0.25) * max(0, w - m.width)) if left else (w - m.width) // 2)
         y0 = y + (h - m.height) // 2 + int(rng.uniform(-0.12, 0.12) * h)
         a = np.asarray(m, np.float32) / 255
@@ -133,7 +135,7 @@ def draw_form(notation: str, rows: int, rng: random.Random, hand: Ink | None, ta
         lx = fx + d.textlength(label + ":", font=pf(24)) + 10
         d.line([(lx, fy + 34), (fx + fw - 30, fy + 34)], fill=0, width=2)
         val = tags.get(key, "")
-        if ink and val and val != "?":
+        if ink and hand and val and val != "?":
             ink.write(_plain(val, hand.font)[:28], (int(lx) + 5, fy - 8, int(fx + fw - 40 - lx), 44))
     top = y + 3 * 52 + 30
     bottom = PAGE_H - 150
@@ -172,14 +174,14 @@ def draw_form(notation: str, rows: int, rng: random.Random, hand: Ink | None, ta
 
 def scan(page: Image.Image, rng: random.Random) -> Image.Image:
     """Paper tone, shading, slight rotation, blur and sensor noise."""
-    a = np.asarray(page, np.float32)
+    a: np.ndarray = np.asarray(page, np.float32)
     h, w = a.shape
     paper = rng.uniform(215, 245)
     shade = np.linspace(rng.uniform(-15, 5), rng.uniform(-15, 5), w)[None, :] + np.linspace(
         rng.uniform(-10, 5), rng.uniform(-10, 5), h)[:, None]
     a = a / 255 * (paper + shade)
     img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
-    img = img.rotate(rng.uniform(-1.2, 1.2), Image.BILINEAR, fillcolor=int(paper) - 30)
+    img = img.rotate(rng.uniform(-1.2, 1.2), Image.Resampling.BILINEAR, fillcolor=int(paper) - 30)
     img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8)))
     a = np.asarray(img, np.float32) + np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 5), (h, w))
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
@@ -245,7 +247,7 @@ def make_sheet(notation: str, font_path: str | dict, game: chess.pgn.Game, rng: 
     elif len(moves) < len(list(game.mainline_moves())):
         g.headers["Result"] = "*"
         g.headers["Annotator"] = f"truncated to the {len(moves)} plies the sheet holds"
-    node = g
+    node: chess.pgn.GameNode = g
     for mv in moves:
         node = node.add_variation(mv)
     (out / f"{stem}.pgn").write_text(str(g) + "\n", encoding="utf-8")
@@ -258,6 +260,7 @@ def score_results(sheets: Path, reports: Path) -> None:
     by_kind: dict[str, list[int]] = {}
     for pgn in sorted(sheets.glob("*.pgn")):
         g = chess.pgn.read_game(pgn.open(encoding="utf-8"))
+        assert g is not None, f"{pgn} holds no game"
         wrote = g.headers.get("Annotator", "").partition("after the last move: ")[2]
         rep = reports / f"{pgn.stem}.json"
         if not wrote or not rep.exists():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from typing import Any
 
 from .common import HCS, SPLIT_FILE, fonts
 
@@ -31,7 +32,7 @@ def make_split(seed: int = 4, n_games: int = 24) -> dict:
     rng = random.Random(seed)
     games = labelled_games()
     val_games = sorted(rng.sample(games, n_games))
-    split = {"seed": seed, "hcs_val_games": val_games,
+    split: dict[str, Any] = {"seed": seed, "hcs_val_games": val_games,
              "hcs_train_games": [g for g in games if g not in val_games]}
     for script, key in (("latin", "latin"), ("latin+cyrillic", "cyrillic")):
         rows = fonts(script)

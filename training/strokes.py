@@ -13,6 +13,9 @@ Latin-only font, `½`), as strokes in a unit box, drawn with the same pen.
 
 Output of `draw`: an ink mask (PIL `L`, 255 = ink) cropped to the ink, like
 `render.draw_text`.
+
+    python -m training.strokes [SEED [OUT.png]]   # a preview sheet, by default
+                                                  # training/runs/strokes.png
 """
 from __future__ import annotations
 
@@ -178,7 +181,11 @@ def pen_glyph(c: str, height: float, width: float, rng: random.Random) -> Image.
 
 if __name__ == "__main__":
     import sys
+    from pathlib import Path
+
+    from .common import RUNS
     rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    out = Path(sys.argv[2]) if len(sys.argv) > 2 else RUNS / "strokes.png"
     texts = ["Nf3", "Кре2", "Фd1:h5", "Лa1-d1", "exd5", "0-0-0", "½-½", "1/2-1/2", "Сc4", "Kрg1", "e2-e4"]
     rows = []
     for t in texts:
@@ -191,5 +198,6 @@ if __name__ == "__main__":
     for r in rows:
         sheet.paste(Image.fromarray(255 - np.asarray(r)), (0, y))
         y += r.height + 6
-    sheet.save("/tmp/strokes.png")
-    print("wrote /tmp/strokes.png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(out)
+    print(f"wrote {out}")

@@ -194,7 +194,7 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
     nreal = int(round(batch * real_frac)) if len(ry) else 0
     t0 = time.time()
     run_loss = 0.0
-    vsub = rng.choice(len(vy), size=min(800, len(vy)), replace=False) if len(vy) else []
+    vsub: np.ndarray | list[int] = rng.choice(len(vy), size=min(800, len(vy)), replace=False) if len(vy) else []
     gen = torch.Generator().manual_seed(seed)
     # Exponential moving average of the weights (buffers copied at the end).
     averaged = [p.detach().clone() for p in model.parameters()] if ema else None

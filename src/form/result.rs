@@ -60,27 +60,18 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("1-2-1-2", "1/2-1/2"),
 ];
 
-/// Words written after the last move for a resignation (as `training/common.py`'s
-/// `RESIGN_WORDS` draws them; scored through `glyph::canonical`, so `resigns` is the
+/// Words written after the last move for a resignation: the `word` column of
+/// `src/resign_words.tsv`, in its order (the one list; `training/common.py`'s
+/// `RESIGN_WORDS` draws from it; scored through `glyph::canonical`, so `resigns` is the
 /// reader's `reSignS`). The side to move after the last move resigned.
-const RESIGN_WORDS: &[&str] = &[
-    "resigns",
-    "Resigns",
-    "resigned",
-    "resign",
-    "Resign",
-    "aufgegeben",
-    "Aufgegeben",
-    "aufg.",
-    "poddał",
-    "poddal",
-    "сдался",
-    "сд.",
-    "abandon",
-    "abandonne",
-    "abandona",
-    "abandono",
-];
+static RESIGN_WORDS: std::sync::LazyLock<Vec<&str>> = std::sync::LazyLock::new(|| {
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/resign_words.tsv"))
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .skip(1) // the header
+        .filter_map(|line| line.split('\t').nth(1))
+        .collect()
+});
 
 /// The key a resign word's share is kept under (never a PGN result).
 const RESIGNED: &str = "resigned";
