@@ -65,10 +65,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         Some(p) => Some(read_labels(p)?),
         None => None,
     };
+    let params = args.model.pipeline_params()?;
+    if !matches!(args.split.as_str(), "all" | "val" | "train") {
+        bail!("--split {}: expected val, train or all", args.split);
+    }
     let pool_probe = ModelPool::new(&args.model, 1)?;
     let split_games: Option<BTreeSet<String>> = match args.split.as_str() {
         "all" => None,
-        "val" | "train" => {
+        _ => {
             let games = pool_probe.with(|m| m.manifest().validation.get("hcs_games").cloned());
             let games: BTreeSet<String> = games
                 .and_then(|v| serde_json::from_value::<Vec<String>>(v).ok())
@@ -80,7 +84,6 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             }
             Some(games)
         }
-        other => bail!("--split {other}: expected val, train or all"),
     };
     drop(pool_probe);
     if let Some(games) = &split_games {
@@ -109,7 +112,6 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
 
     let jobs = jobs_for(&args.model, work.len());
     let pool = ModelPool::new(&args.model, jobs)?;
-    let params = args.model.pipeline_params()?;
     let pipeline = Pipeline::new(params);
     if args.pairs {
         return eval_pairs(&args, work, missing.len(), &pipeline, &pool, jobs);

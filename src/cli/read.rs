@@ -113,6 +113,21 @@ pub(super) fn round_key(report: &SheetReport) -> RoundKey {
 
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
+    // Every flag is checked, and every table file read, before any model is loaded.
+    let mut params = args.model.pipeline_params()?;
+    params.variant = args.variant;
+    let budget = args.review_budget;
+    if budget.is_some_and(|p| !(0.0..=100.0).contains(&p)) {
+        diag("--review-budget: give a share of the moves in % (0 to 100)");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let pairings = match load_pairings(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            diag(format!("{e:#}"));
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
     let explicit: Vec<(PathBuf, PathBuf)> = args
         .pair
         .chunks(2)
@@ -148,23 +163,9 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let jobs = jobs_for(&args.model, todo.len());
     let pool = ModelPool::new(&args.model, jobs)?;
     let model_name = pool.model_name();
-    let mut params = args.model.pipeline_params()?;
-    params.variant = args.variant;
     let pipeline = Pipeline::new(params);
     let bar = progress(todo.len(), args.model.quiet);
     let threads = workers(jobs)?;
-    let budget = args.review_budget;
-    if budget.is_some_and(|p| !(0.0..=100.0).contains(&p)) {
-        diag("--review-budget: give a share of the moves in % (0 to 100)");
-        return Ok(ExitCode::from(EXIT_USAGE));
-    }
-    let pairings = match load_pairings(&args) {
-        Ok(p) => p,
-        Err(e) => {
-            diag(format!("{e:#}"));
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-    };
     let mut settings = args.model.read_settings();
     settings.review_budget = budget;
     let producer = Producer {

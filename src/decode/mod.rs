@@ -362,9 +362,12 @@ pub fn cell_move(cell: usize) -> (u32, Color) {
     ((cell / 2 + 1) as u32, side)
 }
 
-/// Whether the decoder used every written cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Whether the decoder used every written cell (a report's `status`: `complete`,
+/// `partial`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GameStatus {
+    #[default]
     Complete,
     /// Decoding stopped before the written moves ended (cells after the game's last
     /// move were skipped, or there is ink after the blank cells that end the game).

@@ -418,7 +418,7 @@ mod tests {
             read: written.into(),
             confidence: conf,
             review,
-            state: "ok".into(),
+            state: crate::report::MoveState::Ok,
             bbox: Some([0, 0, 1, 1]),
             alternatives: vec![],
             ..Default::default()

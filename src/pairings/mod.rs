@@ -15,7 +15,7 @@ pub mod trf;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::report::GameInfo;
+use crate::report::{GameInfo, Source};
 use table::Column;
 pub use trf::{Trf, TrfPlayer};
 
@@ -228,16 +228,16 @@ impl Pairings {
         };
         // (The sheet map names a file by its stem, as `round_board` looks it up.)
         let named_by = if names.iter().any(|n| self.map.contains_key(&stem_key(n))) {
-            "sheet map"
+            Source::SheetMap
         } else {
-            "file name"
+            Source::FileName
         };
         let mut game = GameInfo {
             board: Some(board),
             ..GameInfo::default()
         };
         game.set("round", round.to_string(), named_by);
-        game.from.insert("board".into(), named_by.into());
+        game.from.insert("board".into(), named_by);
         if !self.games.is_empty() {
             let Some(p) = self
                 .games
@@ -261,7 +261,7 @@ impl Pairings {
             ];
             for (field, value) in given {
                 if let Some(v) = value.filter(|v| !v.is_empty()) {
-                    game.set(field, v, "pairings");
+                    game.set(field, v, Source::Pairings);
                 }
             }
         }
@@ -298,7 +298,7 @@ impl Pairings {
                 if let Some(v) = value
                     && game.field_mut(field).is_some_and(|slot| slot.is_none())
                 {
-                    game.set(field, v, "players");
+                    game.set(field, v, Source::Players);
                 }
             }
         }
@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(game.result.as_deref(), Some("0-1"));
         assert_eq!(game.round.as_deref(), Some("3"));
         assert_eq!(game.board, Some(12));
-        assert_eq!(game.from["white"], "pairings");
+        assert_eq!(game.from["white"], Source::Pairings);
         let Lookup::NoPairing {
             round: 4,
             board: 12,

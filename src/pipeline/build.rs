@@ -11,7 +11,9 @@ use crate::decode::{DasSheet, DecodedSheet, EntryKind, GameStatus};
 use crate::grid::Grid;
 use crate::notation::Notation;
 use crate::page::Page;
-use crate::report::{Alternative, CopyCell, CopyInfo, MoveReport, PageInfo, Producer, SheetReport};
+use crate::report::{
+    Alternative, CopyCell, CopyInfo, MoveReport, MoveState, PageInfo, Producer, SheetReport, Source,
+};
 
 fn side_name(c: Color) -> &'static str {
     match c {
@@ -20,14 +22,14 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
-fn state_name(kind: EntryKind, review: bool) -> &'static str {
+fn state_of(kind: EntryKind, review: bool) -> MoveState {
     match kind {
-        EntryKind::Locked => "locked",
-        EntryKind::Skipped | EntryKind::Duplicate => "skipped",
-        EntryKind::Assumed => "assumed",
-        EntryKind::Replaced => "review",
-        EntryKind::Read if review => "review",
-        EntryKind::Read => "ok",
+        EntryKind::Locked => MoveState::Locked,
+        EntryKind::Skipped | EntryKind::Duplicate => MoveState::Skipped,
+        EntryKind::Assumed => MoveState::Assumed,
+        EntryKind::Replaced => MoveState::Review,
+        EntryKind::Read if review => MoveState::Review,
+        EntryKind::Read => MoveState::Ok,
     }
 }
 
@@ -68,7 +70,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
             confidence: round3(e.confidence),
             review: e.review,
             cell_p: e.cell_p,
-            state: state_name(e.kind, e.review).to_string(),
+            state: state_of(e.kind, e.review),
             bbox,
             copies: Vec::new(),
             disagree: false,
@@ -88,17 +90,9 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         source: source_name(&page.source, page.index),
         source_path: absolute(&page.source),
         notation: decoded.notation.code().to_string(),
-        status: match decoded.status {
-            GameStatus::Complete => "complete",
-            GameStatus::Partial => "partial",
-        }
-        .to_string(),
+        status: decoded.status,
         moves,
-        result_from: if result == "*" {
-            String::new()
-        } else {
-            "mate".into()
-        },
+        result_from: (result != "*").then_some(Source::Mate),
         result,
         result_cell: None,
         result_note: None,
@@ -201,8 +195,8 @@ pub(super) fn add_copies(
         if disagree {
             m.disagree = true;
             m.review = true;
-            if m.state == "ok" {
-                m.state = "review".into();
+            if m.state == MoveState::Ok {
+                m.state = MoveState::Review;
             }
         }
     }
@@ -317,7 +311,7 @@ pub fn build_das_report(
                 read: e.text.clone().unwrap_or_default(),
                 confidence: round3(e.confidence),
                 review: e.review,
-                state: state_name(e.kind, e.review).to_string(),
+                state: state_of(e.kind, e.review),
                 bbox: grid
                     .cells
                     .get(e.cell)

@@ -3,13 +3,13 @@
 //! one of a `1-0`), written after the last move, or marked among the form's printed
 //! options, with the report's `result`, `result_from` and `result_note` set from them.
 
-use crate::decode::{DecodedSheet, EntryKind};
+use crate::decode::{DecodedSheet, EntryKind, GameStatus};
 use crate::form::{closeup, result, result_box};
 use crate::grid::Grid;
 use crate::model::{CellModel, CellScores};
 use crate::page::Page;
 use crate::notation::Variant;
-use crate::report::SheetReport;
+use crate::report::{SheetReport, Source};
 
 use super::game::CopyRead;
 use super::params::{PipelineParams, SheetError};
@@ -124,7 +124,7 @@ pub(super) fn add_written_result(
     copies: &[CopyRead],
     model: &mut dyn CellModel,
 ) -> Result<(), SheetError> {
-    if report.result_from == "mate" {
+    if report.result_from == Some(Source::Mate) {
         return Ok(());
     }
     // The result options are printed below the last sheet's table of each copy.
@@ -231,7 +231,7 @@ pub(super) fn add_written_result(
         }
         [first, rest @ ..] if rest.iter().all(|r| r.0 == first.0) => {
             report.result = first.0.to_string();
-            report.result_from = "sheet".into();
+            report.result_from = Some(Source::Sheet);
             report.result_cell = said.iter().find_map(|r| r.1);
             // A result written after the last move ends the game: it is complete
             // when nothing but the result is written after its last move.
@@ -246,7 +246,7 @@ pub(super) fn add_written_result(
                     )
                 })
             {
-                report.status = "complete".into();
+                report.status = GameStatus::Complete;
             }
             if report.result_cell.is_none() {
                 report.result_note =

@@ -7,7 +7,7 @@
 //! from low to high (the batch's order among equals). Moves a human locked are never
 //! flagged and do not count.
 
-use super::{MoveReport, SheetReport};
+use super::{MoveReport, MoveState, SheetReport};
 
 /// Flags for review the least sure `percent` % of the moves of `reports` (rounded to
 /// the nearest move) and unflags the rest; states `ok` / `review` follow the flag, the
@@ -18,7 +18,7 @@ pub fn flag_least_sure(reports: &mut [SheetReport], percent: f32) -> Option<f32>
     let mut ranked: Vec<(usize, usize)> = Vec::new();
     for (r, report) in reports.iter().enumerate() {
         for (i, m) in report.moves.iter().enumerate() {
-            if m.state != "locked" {
+            if m.state != MoveState::Locked {
                 ranked.push((r, i));
             }
         }
@@ -41,8 +41,12 @@ pub fn flag_least_sure(reports: &mut [SheetReport], percent: f32) -> Option<f32>
     for (n, &(r, i)) in ranked.iter().enumerate() {
         let m = &mut reports[r].moves[i];
         m.review = n < k;
-        if m.state == "ok" || m.state == "review" {
-            m.state = if m.review { "review" } else { "ok" }.to_string();
+        if matches!(m.state, MoveState::Ok | MoveState::Review) {
+            m.state = if m.review {
+                MoveState::Review
+            } else {
+                MoveState::Ok
+            };
         }
     }
     for report in reports.iter_mut() {
@@ -64,7 +68,11 @@ mod tests {
                     ply: Some(i as u32 + 1),
                     confidence: c,
                     review: c < 0.5,
-                    state: if c < 0.5 { "review" } else { "ok" }.into(),
+                    state: if c < 0.5 {
+                        MoveState::Review
+                    } else {
+                        MoveState::Ok
+                    },
                     ..MoveReport::default()
                 })
                 .collect(),
@@ -80,7 +88,7 @@ mod tests {
             report(&[0.99, 0.2, 0.95, 0.97]),
             report(&[0.98, 0.9, 0.3, 0.999]),
         ];
-        batch[1].moves[3].state = "locked".into();
+        batch[1].moves[3].state = MoveState::Locked;
         batch[1].moves[0].disagree = true;
         // 7 moves count (the locked one aside); 40% of 7 rounds to 3: the disagreeing
         // move first, then 0.2 and 0.3.
@@ -97,9 +105,9 @@ mod tests {
             ]
         );
         assert_eq!(t, Some(0.9));
-        assert_eq!(batch[0].moves[1].state, "review");
-        assert_eq!(batch[0].moves[0].state, "ok");
-        assert_eq!(batch[1].moves[3].state, "locked");
+        assert_eq!(batch[0].moves[1].state, MoveState::Review);
+        assert_eq!(batch[0].moves[0].state, MoveState::Ok);
+        assert_eq!(batch[1].moves[3].state, MoveState::Locked);
         assert_eq!(batch[0].summary.flagged + batch[1].summary.flagged, 3);
         // Nothing, or everything.
         assert_eq!(flag_least_sure(&mut batch, 0.0), Some(0.2));

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{GameInfo, SheetReport};
+use super::{GameInfo, SheetReport, Source};
 
 /// The header fields a human may correct (the `game` object's names).
 pub const HEADER_FIELDS: [&str; 12] = [
@@ -129,7 +129,7 @@ impl SheetReport {
             } else if let Some(s) = game.field_mut(&c.field) {
                 *s = value;
             }
-            game.from.insert(c.field.clone(), "human".into());
+            game.from.insert(c.field.clone(), Source::Human);
             if c.field == "result" {
                 game.result_review = None;
             }
@@ -140,7 +140,7 @@ impl SheetReport {
             } else {
                 r.value.clone()
             };
-            self.result_from = "human".into();
+            self.result_from = Some(Source::Human);
             self.result_note = None;
         }
     }
@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(game.board, Some(12));
         assert_eq!(r.result, "1/2-1/2");
         assert_eq!(game.result_review, None);
-        assert_eq!(game.from["white"], "human");
+        assert_eq!(game.from["white"], Source::Human);
         assert_eq!(r.header_corrections[0].previous.as_deref(), Some("Muller"));
         // Corrected again: one record per field.
         r.correct_header("white", "Anna Müller", "bob", "T")

@@ -5,6 +5,7 @@
 
 mod budget;
 mod headers;
+mod kinds;
 mod pgn;
 mod review;
 
@@ -13,6 +14,9 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub use kinds::{MoveState, Source};
+use crate::decode::GameStatus;
 
 pub use budget::flag_least_sure;
 pub use headers::{HEADER_FIELDS, HeaderCorrection, normalise_result};
@@ -31,7 +35,8 @@ pub struct SheetReport {
     /// Notation code of the sheet (`en`, `ru`, `pl`, `de`).
     pub notation: String,
     /// `complete`, or `partial` when decoding stopped before the written moves ended.
-    pub status: String,
+    #[serde(default)]
+    pub status: GameStatus,
     /// One entry per filled cell, in sheet order, plus entries for moves the decoder
     /// assumed the player missed (those have no box).
     pub moves: Vec<MoveReport>,
@@ -41,8 +46,8 @@ pub struct SheetReport {
     /// Where `result` comes from: `mate` (the game as read ends in mate or
     /// stalemate), `sheet` (written after the last move, in `result_cell`) or
     /// `pairings`, or `human` (a header correction); empty with `*`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub result_from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_from: Option<Source>,
     /// The sheet cell (index in move order, 0 = 1. White) the result was read in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_cell: Option<usize>,
@@ -115,7 +120,7 @@ pub struct GameInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_review: Option<String>,
     #[serde(default)]
-    pub from: BTreeMap<String, String>,
+    pub from: BTreeMap<String, Source>,
 }
 
 impl GameInfo {
@@ -138,10 +143,10 @@ impl GameInfo {
     }
 
     /// Sets text field `field` to `value` and records where it came from.
-    pub fn set(&mut self, field: &str, value: String, source: &str) {
+    pub fn set(&mut self, field: &str, value: String, source: Source) {
         if let Some(slot) = self.field_mut(field) {
             *slot = Some(value);
-            self.from.insert(field.to_string(), source.to_string());
+            self.from.insert(field.to_string(), source);
         }
     }
 
@@ -190,7 +195,7 @@ pub struct MoveReport {
     /// `ok`, `review`, `skipped` (cell explains no legal move), `assumed` (a move with
     /// no cell of its own), `locked` (set by a human).
     #[serde(default)]
-    pub state: String,
+    pub state: MoveState,
     /// Cell box on the (deskewed) page: `[x, y, w, h]` in pixels.
     #[serde(rename = "box")]
     pub bbox: Option<[u32; 4]>,
@@ -392,16 +397,16 @@ impl SheetReport {
     /// two is kept in `game.result_review` for a human; without a mate, the pairings'
     /// result stands. `result` and the movetext's termination marker then agree.
     pub fn set_game(&mut self, mut game: GameInfo) {
-        let mate = self.result_from == "mate"
-            || (self.result_from.is_empty() && matches!(self.result.as_str(), "1-0" | "0-1"));
+        let mate = self.result_from == Some(Source::Mate)
+            || (self.result_from.is_none() && matches!(self.result.as_str(), "1-0" | "0-1"));
         // (A game set again, by `fix`, may say `mate` or `sheet` already.)
         let source = game
             .from
             .get("result")
-            .filter(|s| *s != "mate" && *s != "sheet")
-            .cloned()
-            .unwrap_or_else(|| "pairings".into());
-        let written = (self.result_from == "sheet").then(|| self.result.clone());
+            .filter(|s| !matches!(s, Source::Mate | Source::Sheet))
+            .copied()
+            .unwrap_or(Source::Pairings);
+        let written = (self.result_from == Some(Source::Sheet)).then(|| self.result.clone());
         game.result_review = None;
         match (&game.result, mate) {
             (Some(r), true) if *r != self.result => {
@@ -409,10 +414,10 @@ impl SheetReport {
                     "the game as read ends in mate ({}); the {source} say {r}",
                     self.result
                 ));
-                game.from.insert("result".into(), "mate".into());
+                game.from.insert("result".into(), Source::Mate);
             }
             (_, true) => {
-                game.from.insert("result".into(), "mate".into());
+                game.from.insert("result".into(), Source::Mate);
             }
             (Some(r), false) => {
                 if let Some(w) = written.as_ref().filter(|w| *w != r) {
@@ -421,12 +426,12 @@ impl SheetReport {
                     ));
                 }
                 self.result = r.clone();
-                self.result_from = source.clone();
+                self.result_from = Some(source);
                 game.from.insert("result".into(), source);
             }
             (None, false) => {
                 if written.is_some() {
-                    game.from.insert("result".into(), "sheet".into());
+                    game.from.insert("result".into(), Source::Sheet);
                 }
             }
         }
@@ -522,7 +527,7 @@ mod tests {
         let mut r = SheetReport {
             source: "scans/r1.jpg".into(),
             notation: "ru".into(),
-            status: "complete".into(),
+            status: GameStatus::Complete,
             moves: vec![MoveReport {
                 ply: Some(1),
                 move_number: 1,
@@ -532,7 +537,7 @@ mod tests {
                 read: "e2-e4".into(),
                 confidence: 0.98,
                 review: false,
-                state: "ok".into(),
+                state: MoveState::Ok,
                 bbox: Some([10, 20, 100, 30]),
                 alternatives: vec![Alternative {
                     san: "e3".into(),

@@ -1,7 +1,7 @@
 //! Sheet report -> PGN text: Seven Tag Roster, the decoded moves, and a comment on
 //! every move flagged for review (and every skipped cell).
 
-use super::SheetReport;
+use super::{MoveState, SheetReport};
 use crate::notation::escape_tag;
 
 /// Tag values for the PGN header; unknown ones stay `?` as the PGN standard asks.
@@ -135,7 +135,7 @@ pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
         need_number = false;
         if m.review {
             let mut note = format!("review: confidence {:.2}", m.confidence);
-            if m.state == "assumed" {
+            if m.state == MoveState::Assumed {
                 note.push_str(", no cell: move assumed");
             } else if m.read != m.written.clone().unwrap_or_default() {
                 note.push_str(&format!(", cell reads \"{}\"", comment_text(&m.read)));
@@ -174,7 +174,11 @@ mod tests {
             read: "N}f3".into(),
             confidence: 0.4,
             review,
-            state: if review { "review" } else { "ok" }.into(),
+            state: if review {
+                MoveState::Review
+            } else {
+                MoveState::Ok
+            },
             bbox: None,
             alternatives: vec![Alternative {
                 san: "Nc3".into(),
@@ -329,12 +333,12 @@ mod header_tests {
         assert_eq!(mated.result, "1-0");
         let game = mated.game.unwrap();
         assert!(game.result_review.unwrap().contains("0-1"));
-        assert_eq!(game.from["result"], "mate");
+        assert_eq!(game.from["result"], crate::report::Source::Mate);
         // A result written on the sheet yields to the pairings, and a disagreement
         // names both; an agreeing one is simply confirmed.
         let written = |r: &str| SheetReport {
             result: r.into(),
-            result_from: "sheet".into(),
+            result_from: Some(crate::report::Source::Sheet),
             ..SheetReport::default()
         };
         let mut sheet = written("1-0");
@@ -343,7 +347,7 @@ mod header_tests {
             ..GameInfo::default()
         });
         assert_eq!(sheet.result, "1/2-1/2");
-        assert_eq!(sheet.result_from, "pairings");
+        assert_eq!(sheet.result_from, Some(crate::report::Source::Pairings));
         let review = sheet.game.unwrap().result_review.unwrap();
         assert!(
             review.contains("1-0") && review.contains("1/2-1/2"),
@@ -358,7 +362,7 @@ mod header_tests {
         let mut alone = written("0-1");
         alone.set_game(GameInfo::default());
         assert_eq!(alone.result, "0-1");
-        assert_eq!(alone.game.unwrap().from["result"], "sheet");
+        assert_eq!(alone.game.unwrap().from["result"], crate::report::Source::Sheet);
         let pgn = to_pgn(&written("0-1"), &PgnTags::default(), "scoresheet");
         assert!(
             pgn.contains("[Result \"0-1\"]") && pgn.trim_end().ends_with("0-1"),

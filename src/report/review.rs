@@ -50,7 +50,7 @@ struct SheetData {
     /// The game's header fields as the report has them (see [`super::HEADER_FIELDS`];
     /// `result` the report's own) and where each came from.
     game: std::collections::BTreeMap<String, String>,
-    game_from: std::collections::BTreeMap<String, String>,
+    game_from: std::collections::BTreeMap<String, super::Source>,
     /// A disagreement on the result for a human to settle.
     result_review: Option<String>,
     /// Why the result is `*` (the report's `result_note`): nothing read, or writing
@@ -304,7 +304,7 @@ mod tests {
         let report = SheetReport {
             source: "a.jpg".into(),
             notation: "ru".into(),
-            status: "complete".into(),
+            status: crate::decode::GameStatus::Complete,
             result: "*".into(),
             result_note: Some("the cell after the last move (2. White) holds writing".into()),
             moves: vec![MoveReport {
@@ -316,7 +316,7 @@ mod tests {
                 read: "</script>".into(),
                 confidence: 0.5,
                 review: true,
-                state: "review".into(),
+                state: crate::report::MoveState::Review,
                 bbox: Some([0, 0, 10, 5]),
                 alternatives: vec![],
                 ..Default::default()
