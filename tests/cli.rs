@@ -1608,8 +1608,18 @@ fn both_copies_of_a_game_over_two_sheets_are_read_as_one_game() {
     for (copy, side) in copies.iter().zip(["r1_w", "r1_b"]) {
         let sheets = copy["sheets"].as_array().unwrap();
         assert_eq!(sheets.len(), 2, "{copy}");
-        assert!(sheets[0]["source"].as_str().unwrap().ends_with(&format!("{side}.jpg")));
-        assert!(sheets[1]["source"].as_str().unwrap().ends_with(&format!("{side}-2.jpg")));
+        assert!(
+            sheets[0]["source"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("{side}.jpg"))
+        );
+        assert!(
+            sheets[1]["source"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("{side}-2.jpg"))
+        );
     }
     let moves = report["moves"].as_array().unwrap();
     for m in moves.iter().filter(|m| m["box"].is_array()) {
@@ -1630,7 +1640,11 @@ fn both_copies_of_a_game_over_two_sheets_are_read_as_one_game() {
         .zip(&got)
         .filter(|(a, b)| a.trim_end_matches(['+', '#']) == b.trim_end_matches(['+', '#']))
         .count();
-    assert!(same * 10 >= want.len() * 9, "{same} of {} plies", want.len());
+    assert!(
+        same * 10 >= want.len() * 9,
+        "{same} of {} plies",
+        want.len()
+    );
 
     // a correction on the second sheets: re-read from all four, both copies kept
     let cell = moves
@@ -1646,7 +1660,11 @@ fn both_copies_of_a_game_over_two_sheets_are_read_as_one_game() {
     let fixed = load();
     let copies = fixed["copies"].as_array().unwrap();
     assert_eq!(copies.len(), 2);
-    assert!(copies.iter().all(|c| c["sheets"].as_array().unwrap().len() == 2));
+    assert!(
+        copies
+            .iter()
+            .all(|c| c["sheets"].as_array().unwrap().len() == 2)
+    );
     let locked = fixed["moves"]
         .as_array()
         .unwrap()

@@ -228,7 +228,8 @@ fn both_copies_of_a_das_sheet_are_read_as_das() {
     };
     let form = Form::fide(1000, 1414);
     let image = render(&form, &Distortion::default()).image;
-    let page = |name: &str| Page::from_image(image.clone(), name.as_ref(), 0, &PageParams::default());
+    let page =
+        |name: &str| Page::from_image(image.clone(), name.as_ref(), 0, &PageParams::default());
     let params = PipelineParams {
         variant: Variant::Das,
         ..PipelineParams::default()

@@ -237,7 +237,10 @@ fn no_two_files_of_a_folder_import_each_other_round_a_circle() {
             bad.push(format!("src/{}: {}", rel.display(), c.join(" -> ")));
         }
     }
-    assert!(bad.is_empty(), "files importing each other round a circle: {bad:?}");
+    assert!(
+        bad.is_empty(),
+        "files importing each other round a circle: {bad:?}"
+    );
 }
 
 #[test]

@@ -207,7 +207,10 @@ fn the_shipped_calibration_changes_confidences_and_flags_but_not_the_game() {
         changed += usize::from((c.confidence - s.confidence).abs() > 0.01);
         // Flags follow the calibrated threshold: a move read as written is flagged
         // exactly when its confidence is below it.
-        if c.state != scoresheet::report::MoveState::Locked && c.written.is_some() && c.san.is_some() {
+        if c.state != scoresheet::report::MoveState::Locked
+            && c.written.is_some()
+            && c.san.is_some()
+        {
             assert_eq!(c.review, c.confidence < cal.review_below, "{c:?}");
         }
     }

@@ -296,7 +296,14 @@ fn eval_pairs(
                             .read_page(p.swap_remove(0), m, &opts)
                             .map_err(|e| e.to_string())?;
                         alone.push(evaluate(&sheet.report, &truth));
-                        pages.push(sheet.copies.into_iter().flat_map(|c| c.pages).take(1).collect());
+                        pages.push(
+                            sheet
+                                .copies
+                                .into_iter()
+                                .flat_map(|c| c.pages)
+                                .take(1)
+                                .collect(),
+                        );
                     }
                     let both = pipeline
                         .read_game(pages, m, &opts)

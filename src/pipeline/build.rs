@@ -155,7 +155,11 @@ pub(super) fn add_copies(
         .map(|c| {
             let mut info = sheet_info(&c.pages[0], &c.grids[0]);
             if c.pages.len() > 1 {
-                info.sheets = c.sheets().into_iter().map(|(p, g)| sheet_info(p, g)).collect();
+                info.sheets = c
+                    .sheets()
+                    .into_iter()
+                    .map(|(p, g)| sheet_info(p, g))
+                    .collect();
             }
             info
         })

@@ -94,8 +94,12 @@ fn cut_page(
             variant: params.variant,
             model_ink: params.model_ink,
         };
-        rows::number_first_sheet(page, &mut grid, model, &how, None)
-            .map_err(|e| format!("{}: {e}", super::sources::source_name(&page.source, page.index)))?;
+        rows::number_first_sheet(page, &mut grid, model, &how, None).map_err(|e| {
+            format!(
+                "{}: {e}",
+                super::sources::source_name(&page.source, page.index)
+            )
+        })?;
     }
     let cells = grid
         .cells

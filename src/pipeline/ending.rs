@@ -7,8 +7,8 @@ use crate::decode::{DecodedSheet, EntryKind, GameStatus};
 use crate::form::{closeup, result, result_box};
 use crate::grid::Grid;
 use crate::model::{CellModel, CellScores};
-use crate::page::Page;
 use crate::notation::Variant;
+use crate::page::Page;
 use crate::report::{SheetReport, Source};
 
 use super::game::CopyRead;
@@ -136,23 +136,21 @@ pub(super) fn add_written_result(
     let mut marked = Vec::new();
     if params.variant != Variant::Das {
         for (page, grid) in &forms {
-            let m = result_box::marked_result(&page.image, grid, model, floor).map_err(
-                |source| SheetError::Model {
-                    path: source_name(&page.source, page.index),
-                    source,
-                },
-            )?;
+            let m =
+                result_box::marked_result(&page.image, grid, model, floor).map_err(|source| {
+                    SheetError::Model {
+                        path: source_name(&page.source, page.index),
+                        source,
+                    }
+                })?;
             marked.extend(m);
         }
     }
     let mut found: Vec<result::WrittenResult> = Vec::new();
     for copy in copies {
-        let Some(cell) = result::inked_after_game(
-            decoded,
-            &copy.table,
-            copy.scores.len(),
-            params.blank_ink,
-        ) else {
+        let Some(cell) =
+            result::inked_after_game(decoded, &copy.table, copy.scores.len(), params.blank_ink)
+        else {
             continue;
         };
         let alphabet = model.alphabet();
@@ -198,31 +196,33 @@ pub(super) fn add_written_result(
             // a word (`resigns`, `Mate`); a reader without the resign words' letters
             // does not spell them.
             let words_read = result::reads_words(alphabet);
-            let words = copies.iter().find_map(|CopyRead { table: grid, scores, .. }| {
-                let cell = result::inked_after_game(
-                    decoded,
-                    grid,
-                    scores.len(),
-                    params.blank_ink,
-                )?;
-                let c = grid.cells.get(cell)?;
-                let side = if c.side == shakmaty::Color::White {
-                    "White"
-                } else {
-                    "Black"
-                };
-                let what = if words_read {
-                    "neither a move, a result nor a resign word"
-                } else {
-                    "neither a move nor a result (a word such as `resigns`? this reader does \
+            let words = copies.iter().find_map(
+                |CopyRead {
+                     table: grid,
+                     scores,
+                     ..
+                 }| {
+                    let cell =
+                        result::inked_after_game(decoded, grid, scores.len(), params.blank_ink)?;
+                    let c = grid.cells.get(cell)?;
+                    let side = if c.side == shakmaty::Color::White {
+                        "White"
+                    } else {
+                        "Black"
+                    };
+                    let what = if words_read {
+                        "neither a move, a result nor a resign word"
+                    } else {
+                        "neither a move nor a result (a word such as `resigns`? this reader does \
                      not spell words)"
-                };
-                Some(format!(
-                    "; the cell after the last move ({}. {side}) holds writing that reads as \
+                    };
+                    Some(format!(
+                        "; the cell after the last move ({}. {side}) holds writing that reads as \
                      {what}: see the cell",
-                    c.move_number
-                ))
-            });
+                        c.move_number
+                    ))
+                },
+            );
             report.result_note = Some(format!(
                 "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \
                  and none of the form's printed results marked{}",
@@ -236,15 +236,21 @@ pub(super) fn add_written_result(
             // A result written after the last move ends the game: it is complete
             // when nothing but the result is written after its last move.
             if let Some(cell) = report.result_cell
-                && copies.iter().all(|CopyRead { table: grid, scores, .. }| {
-                    result::alone_after_game(
-                        decoded,
-                        grid,
-                        scores.len(),
-                        cell,
-                        params.blank_ink,
-                    )
-                })
+                && copies.iter().all(
+                    |CopyRead {
+                         table: grid,
+                         scores,
+                         ..
+                     }| {
+                        result::alone_after_game(
+                            decoded,
+                            grid,
+                            scores.len(),
+                            cell,
+                            params.blank_ink,
+                        )
+                    },
+                )
             {
                 report.status = GameStatus::Complete;
             }
@@ -263,7 +269,6 @@ pub(super) fn add_written_result(
     }
     Ok(())
 }
-
 
 /// A result read in the decoded game's last move's cell ([`result_in_last_move`]): that
 /// cell, to end the game before it, and per copy the closer reading of it where that

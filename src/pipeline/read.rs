@@ -12,7 +12,9 @@ use crate::model::{CellModel, CellScores, ModelError};
 use crate::notation::{Notation, Variant};
 use crate::page::{self, Page};
 
-use super::build::{add_copies, add_das_copies, add_sheets, build_das_report, build_report, no_game};
+use super::build::{
+    add_copies, add_das_copies, add_sheets, build_das_report, build_report, no_game,
+};
 use super::ending::{add_written_result, result_in_last_move};
 use super::game::{CopyRead, GameRead};
 use super::params::{PipelineParams, SheetError, SheetOptions};
@@ -338,6 +340,11 @@ impl Pipeline {
 /// The first `end` cells of the game, each with the scores of every copy that holds it.
 fn cells_of(copies: &[CopyRead], end: usize) -> Vec<Vec<CellScores>> {
     (0..end)
-        .map(|i| copies.iter().filter_map(|c| c.scores.get(i).cloned()).collect())
+        .map(|i| {
+            copies
+                .iter()
+                .filter_map(|c| c.scores.get(i).cloned())
+                .collect()
+        })
         .collect()
 }

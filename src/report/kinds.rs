@@ -96,7 +96,10 @@ mod tests {
             (MoveState::Assumed, "assumed"),
         ];
         for (state, text) in states {
-            assert_eq!(serde_json::to_string(&state).unwrap(), format!("\"{text}\""));
+            assert_eq!(
+                serde_json::to_string(&state).unwrap(),
+                format!("\"{text}\"")
+            );
         }
     }
 }

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use kinds::{MoveState, Source};
 use crate::decode::GameStatus;
+pub use kinds::{MoveState, Source};
 
 pub use budget::flag_least_sure;
 pub use headers::{HEADER_FIELDS, HeaderCorrection, normalise_result};

@@ -362,7 +362,10 @@ mod header_tests {
         let mut alone = written("0-1");
         alone.set_game(GameInfo::default());
         assert_eq!(alone.result, "0-1");
-        assert_eq!(alone.game.unwrap().from["result"], crate::report::Source::Sheet);
+        assert_eq!(
+            alone.game.unwrap().from["result"],
+            crate::report::Source::Sheet
+        );
         let pgn = to_pgn(&written("0-1"), &PgnTags::default(), "scoresheet");
         assert!(
             pgn.contains("[Result \"0-1\"]") && pgn.trim_end().ends_with("0-1"),
