@@ -5,10 +5,8 @@
 
 use crate::decode::{DecodedSheet, EntryKind, GameStatus};
 use crate::form::{closeup, result, result_box};
-use crate::grid::Grid;
 use crate::model::{CellModel, CellScores};
 use crate::notation::Variant;
-use crate::page::Page;
 use crate::report::{SheetReport, Source};
 
 use super::game::CopyRead;
@@ -110,10 +108,18 @@ pub(super) fn result_in_last_move(
     Ok(result::copies_show_result(&cells, model.alphabet(), floor).then_some((cell, closer)))
 }
 
-/// Without a mate, the result written after the last move (on either copy) or marked
-/// on the printed options below a table of `forms` (see [`result_box`]) is the
-/// sheet's; otherwise `result_note` says why the result stays `*`. Copies or places
-/// that give different results leave `*` and name them.
+/// A result the sheet gives: what, the cell it is written in (none: marked on the
+/// form's printed options), and how it was given.
+struct Said {
+    result: String,
+    cell: Option<usize>,
+    how: &'static str,
+}
+
+/// Without a mate, the result written after the last move (on any copy) or marked on
+/// the printed options below a copy's last table (see [`result_box`]) is the sheet's;
+/// otherwise `result_note` says why the result stays `*`. Copies or places that give
+/// different results leave `*` and name them.
 ///
 /// # Errors
 /// When the model fails reading the printed options.
@@ -127,29 +133,114 @@ pub(super) fn add_written_result(
     if report.result_from == Some(Source::Mate) {
         return Ok(());
     }
-    // The result options are printed below the last sheet's table of each copy.
-    let forms: Vec<(&Page, &Grid)> = copies
-        .iter()
-        .filter_map(|c| c.pages.last().zip(c.grids.last()))
+    let marked = if params.variant == Variant::Das {
+        Vec::new()
+    } else {
+        marked_results(params, copies, model)?
+    };
+    let written = written_results(params, decoded, copies, model)?;
+    let said: Vec<Said> = written
+        .into_iter()
+        .map(|r| Said {
+            how: if r.resigned {
+                "written after the last move as a resignation"
+            } else {
+                "after the last move"
+            },
+            result: r.result,
+            cell: Some(r.cell),
+        })
+        .chain(marked.into_iter().map(|m| Said {
+            result: m.result,
+            cell: None,
+            how: "marked on the form",
+        }))
         .collect();
-    let floor = params.decode.read_floor;
-    let mut marked = Vec::new();
-    if params.variant != Variant::Das {
-        for (page, grid) in &forms {
-            let m =
-                result_box::marked_result(&page.image, grid, model, floor).map_err(|source| {
-                    SheetError::Model {
-                        path: source_name(&page.source, page.index),
-                        source,
-                    }
-                })?;
-            marked.extend(m);
+    match said.as_slice() {
+        [] => {
+            let words = words_after_game(params, decoded, copies, model.alphabet());
+            report.result_note = Some(format!(
+                "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \
+                 and none of the form's printed results marked{}",
+                words.unwrap_or_default()
+            ))
+        }
+        [first, rest @ ..] if rest.iter().all(|r| r.result == first.result) => {
+            report.result = first.result.clone();
+            report.result_from = Some(Source::Sheet);
+            report.result_cell = said.iter().find_map(|r| r.cell);
+            // A result written after the last move ends the game: it is complete
+            // when nothing but the result is written after its last move.
+            if let Some(cell) = report.result_cell
+                && copies.iter().all(|c| {
+                    let used = c.scores.len();
+                    result::alone_after_game(decoded, &c.table, used, cell, params.blank_ink)
+                })
+            {
+                report.status = GameStatus::Complete;
+            }
+            if report.result_cell.is_none() {
+                report.result_note =
+                    Some("marked on the form's printed results (1-0, ½-½, 0-1)".into());
+            }
+        }
+        _ => {
+            let all: Vec<String> = said
+                .iter()
+                .map(|r| format!("{} {}", r.result, r.how))
+                .collect();
+            report.result_note = Some(format!(
+                "the sheet gives different results: {}",
+                all.join(" and ")
+            ));
         }
     }
-    let mut found: Vec<result::WrittenResult> = Vec::new();
+    Ok(())
+}
+
+/// The results marked among the printed options below each copy's last table.
+///
+/// # Errors
+/// When the model fails.
+fn marked_results(
+    params: &PipelineParams,
+    copies: &[CopyRead],
+    model: &mut dyn CellModel,
+) -> Result<Vec<result_box::MarkedResult>, SheetError> {
+    let mut marked = Vec::new();
     for copy in copies {
-        let Some(cell) =
-            result::inked_after_game(decoded, &copy.table, copy.scores.len(), params.blank_ink)
+        let (Some(page), Some(grid)) = (copy.pages.last(), copy.grids.last()) else {
+            continue;
+        };
+        let floor = params.decode.read_floor;
+        let m = result_box::marked_result(&page.image, grid, model, floor).map_err(|source| {
+            SheetError::Model {
+                path: source_name(&page.source, page.index),
+                source,
+            }
+        })?;
+        marked.extend(m);
+    }
+    Ok(marked)
+}
+
+/// The results written after the last move, on each copy: the first inked cell after
+/// the game read as a result or a resign word, or, where the reader reads its ink as
+/// nothing (small writing, a lone `=`), that cell looked at closer.
+///
+/// # Errors
+/// When the model fails.
+fn written_results(
+    params: &PipelineParams,
+    decoded: &DecodedSheet,
+    copies: &[CopyRead],
+    model: &mut dyn CellModel,
+) -> Result<Vec<result::WrittenResult>, SheetError> {
+    let floor = params.decode.read_floor;
+    let mut found = Vec::new();
+    for copy in copies {
+        let used = copy.scores.len();
+        let Some(cell) = result::inked_after_game(decoded, &copy.table, used, params.blank_ink)
         else {
             continue;
         };
@@ -159,8 +250,6 @@ pub(super) fn add_written_result(
             found.push(r);
             continue;
         }
-        // Ink the reader reads as nothing: small writing (a lone `=`), looked at
-        // closer.
         if !alphabet.greedy(scores).is_empty() {
             continue;
         }
@@ -172,102 +261,40 @@ pub(super) fn add_written_result(
             found.push(r);
         }
     }
-    let alphabet = model.alphabet();
-    // Each result the sheet gives, and where.
-    let said: Vec<(&str, Option<usize>, &str)> = found
-        .iter()
-        .map(|r| {
-            let how = if r.resigned {
-                "written after the last move as a resignation"
-            } else {
-                "after the last move"
-            };
-            (r.result.as_str(), Some(r.cell), how)
-        })
-        .chain(
-            marked
-                .iter()
-                .map(|m| (m.result.as_str(), None, "marked on the form")),
-        )
-        .collect();
-    match said.as_slice() {
-        [] => {
-            // Writing after the game that is neither a move nor a result: most often
-            // a word (`resigns`, `Mate`); a reader without the resign words' letters
-            // does not spell them.
-            let words_read = result::reads_words(alphabet);
-            let words = copies.iter().find_map(
-                |CopyRead {
-                     table: grid,
-                     scores,
-                     ..
-                 }| {
-                    let cell =
-                        result::inked_after_game(decoded, grid, scores.len(), params.blank_ink)?;
-                    let c = grid.cells.get(cell)?;
-                    let side = if c.side == shakmaty::Color::White {
-                        "White"
-                    } else {
-                        "Black"
-                    };
-                    let what = if words_read {
-                        "neither a move, a result nor a resign word"
-                    } else {
-                        "neither a move nor a result (a word such as `resigns`? this reader does \
-                     not spell words)"
-                    };
-                    Some(format!(
-                        "; the cell after the last move ({}. {side}) holds writing that reads as \
-                     {what}: see the cell",
-                        c.move_number
-                    ))
-                },
-            );
-            report.result_note = Some(format!(
-                "no mate, no result (1-0, 0-1, 1:0, 0:1, =, ½-½) read after the last move, \
-                 and none of the form's printed results marked{}",
-                words.unwrap_or_default()
-            ))
-        }
-        [first, rest @ ..] if rest.iter().all(|r| r.0 == first.0) => {
-            report.result = first.0.to_string();
-            report.result_from = Some(Source::Sheet);
-            report.result_cell = said.iter().find_map(|r| r.1);
-            // A result written after the last move ends the game: it is complete
-            // when nothing but the result is written after its last move.
-            if let Some(cell) = report.result_cell
-                && copies.iter().all(
-                    |CopyRead {
-                         table: grid,
-                         scores,
-                         ..
-                     }| {
-                        result::alone_after_game(
-                            decoded,
-                            grid,
-                            scores.len(),
-                            cell,
-                            params.blank_ink,
-                        )
-                    },
-                )
-            {
-                report.status = GameStatus::Complete;
-            }
-            if report.result_cell.is_none() {
-                report.result_note =
-                    Some("marked on the form's printed results (1-0, ½-½, 0-1)".into());
-            }
-        }
-        _ => {
-            let all: Vec<String> = said.iter().map(|r| format!("{} {}", r.0, r.2)).collect();
-            report.result_note = Some(format!(
-                "the sheet gives different results: {}",
-                all.join(" and ")
-            ));
-        }
-    }
-    Ok(())
+    Ok(found)
+}
+
+/// What the note on a sheet that gives no result says of writing after the game that is
+/// neither a move nor a result: most often a word (`resigns`, `Mate`); a reader without
+/// the resign words' letters does not spell them.
+fn words_after_game(
+    params: &PipelineParams,
+    decoded: &DecodedSheet,
+    copies: &[CopyRead],
+    alphabet: &crate::model::Alphabet,
+) -> Option<String> {
+    let words_read = result::reads_words(alphabet);
+    copies.iter().find_map(|copy| {
+        let used = copy.scores.len();
+        let cell = result::inked_after_game(decoded, &copy.table, used, params.blank_ink)?;
+        let c = copy.table.cells.get(cell)?;
+        let side = if c.side == shakmaty::Color::White {
+            "White"
+        } else {
+            "Black"
+        };
+        let what = if words_read {
+            "neither a move, a result nor a resign word"
+        } else {
+            "neither a move nor a result (a word such as `resigns`? this reader does not \
+             spell words)"
+        };
+        Some(format!(
+            "; the cell after the last move ({}. {side}) holds writing that reads as {what}: \
+             see the cell",
+            c.move_number
+        ))
+    })
 }
 
 /// A result read in the decoded game's last move's cell ([`result_in_last_move`]): that
