@@ -18,22 +18,49 @@
 //! `decode` -> `notation`, `vocab`; `model` -> `vocab`; `grid` -> `page`, `ruling`,
 //! `raster`; `vocab`, `glyph` and `raster` import no stage.
 
+#[cfg(feature = "internals")]
 pub mod convert;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod convert;
 pub mod corrections;
+#[cfg(feature = "internals")]
 pub mod decode;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod decode;
 pub mod eval;
 pub(crate) mod form;
+#[cfg(feature = "internals")]
 pub mod glyph;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod glyph;
+#[cfg(feature = "internals")]
 pub mod grid;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod grid;
+#[cfg(feature = "internals")]
 pub mod model;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod model;
+#[cfg(feature = "internals")]
 pub mod notation;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod notation;
+#[cfg(feature = "internals")]
 pub mod page;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod page;
 pub mod pairings;
+#[cfg(feature = "internals")]
 pub mod pipeline;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod pipeline;
 pub(crate) mod raster;
 pub mod report;
 pub(crate) mod ruling;
+#[cfg(feature = "internals")]
 pub mod vocab;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod vocab;
 
 pub use convert::convert_game;
 pub use decode::DEFAULT_BEAM_WIDTH;

@@ -13,8 +13,12 @@ mod onnx;
 
 /// The reader's output and its classes: the shared vocabulary (see [`crate::vocab`]).
 pub use crate::vocab::{Alphabet, CellScores};
-pub use manifest::{InputSpec, Manifest, OutputSpec, SecondLook};
-pub use onnx::{OrtModel, RuntimeParams, embedded_model, init_runtime};
+#[cfg(any(test, feature = "internals"))]
+pub use manifest::{InputSpec, OutputSpec};
+pub use manifest::{Manifest, SecondLook};
+pub use onnx::{OrtModel, RuntimeParams};
+#[cfg(any(test, feature = "internals"))]
+pub use onnx::{embedded_model, init_runtime};
 
 /// Reads cell images into CTC log-probabilities.
 ///

@@ -174,11 +174,13 @@ impl Trie {
     }
 
     /// Number of prefixes computed (for benchmarks).
+    #[cfg(any(test, feature = "internals"))]
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
 
     /// True before the first [`Trie::reset`].
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }

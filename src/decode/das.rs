@@ -222,11 +222,13 @@ impl DasDecoder {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     pub fn params(&self) -> &DasParams {
         &self.params
     }
 
     /// Reads one cell: the best valid Das move, or blank.
+    #[cfg(any(test, feature = "internals"))]
     pub fn read_cell(&self, cell: &CellScores) -> DasReading {
         self.read_cell_copies(&[cell])
     }
@@ -412,6 +414,7 @@ impl DasDecoder {
     /// Reads a sheet: one [`CellScores`] per cell in sheet order. `locked` holds cells
     /// a human fixed (cell index -> move text); a locked text that is not a Das move
     /// is ignored.
+    #[cfg(any(test, feature = "internals"))]
     pub fn read_sheet(&self, cells: &[CellScores], locked: &BTreeMap<usize, String>) -> DasSheet {
         self.read_copies(&[cells], locked)
     }

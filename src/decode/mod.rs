@@ -38,6 +38,8 @@ mod explain;
 mod plausible;
 mod posterior;
 pub mod prior;
+/// Simulated CTC output of written cells: scaffolding for tests and benches.
+#[cfg(any(test, feature = "internals"))]
 pub mod simulate;
 mod state;
 
@@ -52,8 +54,12 @@ use crate::vocab::{Alphabet, CellScores};
 
 pub use crate::vocab::Calibration;
 pub use adapt::Adaptation;
-pub use ctc::{CellScorer, MIN_SCORE, Trie};
-pub use das::{DasDecoder, DasEntry, DasParams, DasReading, DasSheet};
+#[cfg(any(test, feature = "internals"))]
+pub use ctc::MIN_SCORE;
+pub use ctc::{CellScorer, Trie};
+pub use das::{DasDecoder, DasParams, DasSheet};
+#[cfg(any(test, feature = "internals"))]
+pub use das::{DasEntry, DasReading};
 pub use prior::FeaturePrior;
 
 /// A prior over moves, added to the cell evidence (e.g. from an opening book or an
@@ -420,6 +426,7 @@ impl Decoder {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     pub fn params(&self) -> &DecodeParams {
         &self.params
     }

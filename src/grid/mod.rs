@@ -20,6 +20,7 @@
 //! ```
 
 pub mod overlay;
+#[cfg(any(test, feature = "internals"))]
 pub mod synth;
 
 use image::GrayImage;
@@ -410,6 +411,7 @@ pub fn crop_box(page: &Page, b: CellBox) -> GrayImage {
 /// A multi-line description of what the analysis saw (ruling lines, table columns,
 /// blocks), for debugging.
 #[doc(hidden)]
+#[cfg(any(test, feature = "internals"))]
 pub fn describe(page: &Page, params: &GridParams) -> String {
     use std::fmt::Write;
     let k = (page.image.width() / params.work_width.max(1)).max(1);

@@ -13,6 +13,7 @@
 
 mod automaton;
 mod game;
+#[cfg(any(test, feature = "internals"))]
 mod sample;
 
 use std::fmt;
@@ -21,10 +22,10 @@ use std::str::FromStr;
 use crate::glyph::canonical_str;
 
 pub use automaton::DasAutomaton;
-pub use game::{
-    DasGame, DasGameError, DasPlacement, DasPly, DasPosition, parse_das_game, parse_placement,
-    write_das_record,
-};
+#[cfg(any(test, feature = "internals"))]
+pub use game::{DasGame, DasGameError, DasPlacement, DasPly, DasPosition, parse_placement};
+pub use game::{parse_das_game, write_das_record};
+#[cfg(any(test, feature = "internals"))]
 pub use sample::sample_das_move;
 
 /// Piece letters (English initials): Bishop, Rook, Ship, Queen, Hoplite, King,

@@ -15,21 +15,26 @@ mod game;
 mod letters;
 mod parse;
 mod pgn;
+/// Writing moves as players do: scaffolding for tests and generators.
+#[cfg(any(test, feature = "internals"))]
 mod sample;
 
 pub use das::Variant;
-pub use forms::{
-    ANNOTATIONS, Body, Check, Form, Mark, MoveShape, Shared, Style, bodies, check_marks,
-    for_each_body, forms, render, written_forms,
-};
-pub use game::{GameText, GameTextError, WrittenPly, replay, replay_auto, split_game};
+pub use forms::{ANNOTATIONS, MoveShape, Shared, Style, for_each_body, forms, written_forms};
+#[cfg(any(test, feature = "internals"))]
+pub use forms::{Body, Check, Form, Mark, bodies, check_marks, render};
+#[cfg(any(test, feature = "internals"))]
+pub use game::{GameText, GameTextError, WrittenPly};
+pub use game::{replay, replay_auto, split_game};
 pub(crate) use letters::TAKEN;
-pub use letters::{Script, piece_letter, transliterate};
+#[cfg(any(test, feature = "internals"))]
+pub use letters::piece_letter;
+pub use letters::{Script, transliterate};
 pub use parse::{MoveTextError, Written, parse_move, read_written};
-pub use pgn::{
-    HELD_OUT_EVERY, PgnError, PgnGame, escape_tag, pgn_files, read_pgn, read_pgn_dir,
-    read_pgn_dir_split, wrap_movetext, write_other_tags, write_pgn, write_roster,
-};
+#[cfg(any(test, feature = "internals"))]
+pub use pgn::{HELD_OUT_EVERY, PgnError, PgnGame, pgn_files, read_pgn_dir, read_pgn_dir_split};
+pub use pgn::{escape_tag, read_pgn, wrap_movetext, write_other_tags, write_pgn, write_roster};
+#[cfg(any(test, feature = "internals"))]
 pub use sample::{Habits, Rng, write_move};
 
 use std::fmt;

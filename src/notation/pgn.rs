@@ -14,6 +14,7 @@ pub struct PgnGame {
 
 impl PgnGame {
     /// The value of tag `name`, if present.
+    #[cfg(any(test, feature = "internals"))]
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags
             .iter()
@@ -118,6 +119,7 @@ pub fn read_pgn(text: &str) -> Vec<Result<PgnGame, PgnError>> {
 ///
 /// # Errors
 /// When the folder cannot be listed.
+#[cfg(any(test, feature = "internals"))]
 pub fn pgn_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
@@ -130,6 +132,7 @@ pub fn pgn_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBu
 /// Of the games of each PGN file, the first and then every this-many-th one is held
 /// out: the move prior never counts it (`examples/train_prior`), the decoder's
 /// simulations test on it, and `training/corpus.py` puts it in its validation split.
+#[cfg(any(test, feature = "internals"))]
 pub const HELD_OUT_EVERY: usize = 20;
 
 /// The games of every `*.pgn` file of `dir` (in file-name order) that replay, as
@@ -138,6 +141,7 @@ pub const HELD_OUT_EVERY: usize = 20;
 ///
 /// # Errors
 /// When the folder or one of its files cannot be read.
+#[cfg(any(test, feature = "internals"))]
 pub fn read_pgn_dir_split(dir: &std::path::Path) -> std::io::Result<(Vec<PgnGame>, Vec<PgnGame>)> {
     let (mut counted, mut held_out) = (Vec::new(), Vec::new());
     for p in pgn_files(dir)? {
@@ -160,6 +164,7 @@ pub fn read_pgn_dir_split(dir: &std::path::Path) -> std::io::Result<(Vec<PgnGame
 ///
 /// # Errors
 /// When the folder or one of its files cannot be read.
+#[cfg(any(test, feature = "internals"))]
 pub fn read_pgn_dir(dir: &std::path::Path) -> std::io::Result<Vec<PgnGame>> {
     let mut games = Vec::new();
     for p in pgn_files(dir)? {

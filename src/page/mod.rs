@@ -170,6 +170,8 @@ impl Page {
     }
 
     /// Maps a point of the decoded source page to [`Page::image`].
+    // The inverse of `to_source`, named as its mirror.
+    #[allow(clippy::wrong_self_convention)]
     pub fn from_source(&self, x: f32, y: f32) -> (f32, f32) {
         let (pw, ph) = (self.image.width() as f32, self.image.height() as f32);
         let (sw, sh) = (self.source_size.0 as f32, self.source_size.1 as f32);

@@ -24,12 +24,9 @@ mod read;
 mod reread;
 mod sources;
 
-pub use build::{build_das_report, build_report};
 pub use cells::{CutCell, CutPage, cut_cells};
 pub use game::{CopyRead, GameRead};
 pub use params::{PipelineParams, SheetError, SheetOptions};
 pub use read::Pipeline;
 pub use reread::{Reread, RereadError};
-pub use sources::{reload_game, reload_pages, report_sources, source_name};
-
-pub use crate::decode::cell_index;
+pub use sources::{reload_game, reload_pages};

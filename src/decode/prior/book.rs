@@ -7,6 +7,7 @@ use shakmaty::{Chess, Color, Move, Position};
 /// Plies from the start that the book covers.
 pub const BOOK_PLIES: usize = 16;
 /// Games that must reach a position for the book to hold it.
+#[cfg(any(test, feature = "internals"))]
 const BOOK_MIN_GAMES: u32 = 8;
 /// Legal moves assumed per position when weighing a book move against a random one.
 const TYPICAL_MOVES: f32 = 30.0;
@@ -81,16 +82,19 @@ fn position_key(pos: &Chess) -> u64 {
 
 impl Book {
     /// Positions held.
+    #[cfg(any(test, feature = "internals"))]
     pub fn len(&self) -> usize {
         self.positions.len()
     }
 
     /// True when the book holds no position.
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }
 
     /// Counts the first [`BOOK_PLIES`] plies of `games`.
+    #[cfg(any(test, feature = "internals"))]
     pub(super) fn count<'a>(games: impl IntoIterator<Item = &'a [Move]>) -> Book {
         let mut seen: std::collections::HashMap<u64, std::collections::HashMap<u16, u32>> =
             std::collections::HashMap::new();
@@ -120,6 +124,7 @@ impl Book {
 
     /// Log-ratio (nats) of move `m`'s book frequency in `pos` to a random legal move's
     /// (one pseudo-count per move); `None` when the book does not hold `pos`.
+    #[cfg(any(test, feature = "internals"))]
     pub fn log_ratio(&self, pos: &Chess, m: &Move) -> Option<f32> {
         self.entry(pos).map(|e| Book::ratio(e, m))
     }

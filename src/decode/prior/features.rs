@@ -52,6 +52,7 @@ fn role_index(r: Role) -> usize {
 }
 
 /// The features of legal move `m` in `pos` (indices into [`FEATURES`], ascending).
+#[cfg(any(test, feature = "internals"))]
 pub fn features(pos: &Chess, m: &Move) -> Vec<usize> {
     let mask = feature_mask(pos, m);
     (0..FEATURES.len())
@@ -261,6 +262,7 @@ pub fn gives_check(pos: &Chess, m: &Move) -> bool {
 }
 
 /// The features of legal move `m` in `pos` as bits (bit `i` = [`FEATURES`]`[i]`).
+#[cfg(any(test, feature = "internals"))]
 pub fn feature_mask(pos: &Chess, m: &Move) -> u32 {
     MoveContext::new(pos).feature_mask(pos, m)
 }

@@ -15,15 +15,21 @@
 //! training pages: 86.1 / 86.2 / 86.1% of cells right at 0.5 / 1.0 / 2.0).
 
 use serde::{Deserialize, Serialize};
-use shakmaty::{Chess, Move, Position};
+#[cfg(any(test, feature = "internals"))]
+use shakmaty::Position;
+use shakmaty::{Chess, Move};
 
 use super::MovePrior;
 
 mod book;
 mod features;
 
-pub use book::{BOOK_PLIES, Book};
-pub use features::{FEATURES, MoveContext, feature_mask, features, gives_check};
+#[cfg(any(test, feature = "internals"))]
+pub use book::BOOK_PLIES;
+pub use book::Book;
+pub use features::{FEATURES, MoveContext, gives_check};
+#[cfg(any(test, feature = "internals"))]
+pub use features::{feature_mask, features};
 
 /// The learned prior: one weight per feature and a global scale.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -55,6 +61,7 @@ pub enum PriorError {
 impl FeaturePrior {
     /// Counts feature rates over games: `games` are move lists from the initial
     /// position. One pseudo-count keeps rare features finite and unseen ones at 0.
+    #[cfg(any(test, feature = "internals"))]
     pub fn train<'a>(
         games: impl IntoIterator<Item = &'a [Move]>,
         trained_on: &str,
@@ -104,6 +111,7 @@ impl FeaturePrior {
 
     /// Adds an opening book counted over the first [`BOOK_PLIES`] plies of `games`,
     /// weighed `book_scale` against the features.
+    #[cfg(any(test, feature = "internals"))]
     pub fn with_book<'a>(
         mut self,
         games: impl IntoIterator<Item = &'a [Move]>,
@@ -135,6 +143,7 @@ impl FeaturePrior {
     }
 
     /// Pretty JSON of the prior.
+    #[cfg(any(test, feature = "internals"))]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("prior serialises") + "\n"
     }

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 use super::{CASTLE_LETTERS, CHECK_MARKS, EVAL_MARKS, PIECE_LETTERS, STATE_LETTERS};
+#[cfg(any(test, feature = "internals"))]
 use crate::glyph::canonical_str;
 
 /// A regular expression over glyphs (no repetition: the language is finite).
@@ -205,6 +206,7 @@ impl DasAutomaton {
     }
 
     /// Always false (the start state exists).
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_empty(&self) -> bool {
         self.edges.is_empty()
     }
@@ -215,6 +217,7 @@ impl DasAutomaton {
     }
 
     /// The state after glyph `c`, if the grammar allows it.
+    #[cfg(any(test, feature = "internals"))]
     pub fn next(&self, state: u32, c: char) -> Option<u32> {
         let edges = self.edges(state);
         edges
@@ -229,6 +232,7 @@ impl DasAutomaton {
     }
 
     /// Whether `text` (canonicalised, spaces dropped) is a valid Das move.
+    #[cfg(any(test, feature = "internals"))]
     pub fn accepts(&self, text: &str) -> bool {
         canonical_str(text)
             .chars()

@@ -11,7 +11,9 @@ use super::letters::Script;
 mod bodies;
 mod shape;
 
-pub use bodies::{ANNOTATIONS, Body, Mark, Style, bodies, check_marks, for_each_body};
+#[cfg(any(test, feature = "internals"))]
+pub use bodies::Body;
+pub use bodies::{ANNOTATIONS, Mark, Style, bodies, check_marks, for_each_body};
 pub use shape::{Check, MoveShape, Shared};
 
 /// One complete written form: body plus check mark.
@@ -60,6 +62,7 @@ pub fn written_forms(pos: &Chess, m: &Move, n: Notation) -> Vec<String> {
 
 /// The natural written form of legal move `m` in `pos` in notation `n`, with real
 /// letters (`Кxd4+`, `0-0`, `e8Ф`, `S:f3`, `Dxd4`; English is SAN).
+#[cfg(any(test, feature = "internals"))]
 pub fn render(pos: &Chess, m: &Move, n: Notation) -> String {
     let shape = MoveShape::new(pos, *m);
     let body = bodies(&shape, n, Script::Display).swap_remove(0);

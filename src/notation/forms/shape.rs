@@ -5,6 +5,8 @@
 use shakmaty::{CastlingSide, Chess, Color, Move, Position, Role, Square, san::San};
 
 /// Whether a move gives check or mate: decides which check marks may follow it.
+// `Check::Check`: the three states read as players say them (none, check, mate).
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Check {
     None,
