@@ -11,7 +11,7 @@ use anyhow::Context;
 
 use scoresheet::{PgnTags, SheetReport, flag_least_sure, to_pgn, write_atomic};
 
-use super::read::{RoundKey, round_key};
+use super::read::{RoundKey, round_key, write_round_file};
 use super::review::reports_in;
 use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 
@@ -57,10 +57,74 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create output folder {}", args.out.display()))?;
 
+    let (found, mut failed) = collect_shards(&args.dirs);
+    let (stems, mut reports, kept_failed) = keep_corrected(found, &args.out);
+    failed += kept_failed;
+    if let Some(percent) = args.review_budget {
+        apply_budget(&mut reports, percent);
+    }
+    let mut round: Vec<(RoundKey, String)> = Vec::new();
+    let (mut plies, mut flagged) = (0, 0);
+    for (stem, report) in stems.iter().zip(&reports) {
+        let pgn = to_pgn(report, &PgnTags::default(), &report.producer.tool);
+        plies += report.summary.plies;
+        flagged += report.summary.flagged;
+        let written =
+            write_atomic(&args.out.join(format!("{stem}.pgn")), pgn.as_bytes()).and_then(|()| {
+                write_atomic(
+                    &args.out.join(format!("{stem}.json")),
+                    report.to_json().as_bytes(),
+                )
+            });
+        if let Err(e) = written {
+            diag(e.to_string());
+            failed += 1;
+        }
+        if args.pgn_out.is_some() {
+            round.push((round_key(report), pgn));
+        }
+    }
+    if let Some(file) = &args.pgn_out
+        && !write_round_file(
+            file,
+            round.iter().map(|(k, pgn)| (k, pgn.as_str())).collect(),
+        )
+    {
+        failed += 1;
+    }
+    if args.review && !reports.is_empty() {
+        match super::review::write_review(&args.out, None) {
+            Ok((path, left_out)) => {
+                diag(format!("review page: {}", path.display()));
+                failed += left_out;
+            }
+            Err(e) => {
+                diag(format!("{e:#}"));
+                failed += 1;
+            }
+        }
+    }
+    diag(format!(
+        "merged {} report{} from {} folder{} ({failed} problem{}), {plies} moves, {flagged} flagged for review",
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
+        args.dirs.len(),
+        if args.dirs.len() == 1 { "" } else { "s" },
+        if failed == 1 { "" } else { "s" },
+    ));
+    Ok(if failed > 0 {
+        ExitCode::from(EXIT_SOME_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The reports of the shards' folders by stem, with the folder each came from (a stem
+/// in two shards keeps the first), and how many problems were found.
+fn collect_shards(dirs: &[PathBuf]) -> (BTreeMap<String, (PathBuf, SheetReport)>, usize) {
     let mut failed = 0;
-    // stem -> (shard folder, report); a stem in two shards keeps the first
     let mut found: BTreeMap<String, (PathBuf, SheetReport)> = BTreeMap::new();
-    for dir in &args.dirs {
+    for dir in dirs {
         let reports = match reports_in(dir) {
             Ok(r) => r,
             Err(e) => {
@@ -89,12 +153,21 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             found.insert(stem, (dir.clone(), report));
         }
     }
-    // A report already in the merged folder that holds more human corrections than
-    // the shard's is never overwritten.
+    (found, failed)
+}
+
+/// The reports to write into `out`, by stem: a report already there that holds more
+/// human corrections than the shard's is never overwritten, and one that cannot be
+/// read is left alone (counted as a problem).
+fn keep_corrected(
+    found: BTreeMap<String, (PathBuf, SheetReport)>,
+    out: &Path,
+) -> (Vec<String>, Vec<SheetReport>, usize) {
+    let mut failed = 0;
     let mut stems = Vec::new();
     let mut reports = Vec::new();
     for (stem, (dir, report)) in found {
-        let existing = args.out.join(format!("{stem}.json"));
+        let existing = out.join(format!("{stem}.json"));
         if existing.exists() {
             match SheetReport::load(&existing) {
                 Ok(old) if human(&old) > human(&report) => {
@@ -118,84 +191,26 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         stems.push(stem);
         reports.push(report);
     }
-    if let Some(percent) = args.review_budget {
-        // the batch's order, as one run ranks equal confidences: by source
-        let mut order: Vec<usize> = (0..reports.len()).collect();
-        order.sort_by(|&a, &b| reports[a].source.cmp(&reports[b].source));
-        let mut ranked: Vec<SheetReport> = order
-            .iter()
-            .map(|&i| std::mem::take(&mut reports[i]))
-            .collect();
-        let threshold = flag_least_sure(&mut ranked, percent);
-        for (report, &i) in ranked.into_iter().zip(&order) {
-            reports[i] = report;
-            if let Some(s) = reports[i].producer.settings.as_mut() {
-                s.review_budget = Some(percent);
-                s.review_below = Some(threshold.unwrap_or(1.0));
-            }
+    (stems, reports, failed)
+}
+
+/// Flags the least sure `percent` of the merged batch's moves, ranked in the order one
+/// run ranks equal confidences (by source), and records the budget in each report.
+fn apply_budget(reports: &mut [SheetReport], percent: f32) {
+    let mut order: Vec<usize> = (0..reports.len()).collect();
+    order.sort_by(|&a, &b| reports[a].source.cmp(&reports[b].source));
+    let mut ranked: Vec<SheetReport> = order
+        .iter()
+        .map(|&i| std::mem::take(&mut reports[i]))
+        .collect();
+    let threshold = flag_least_sure(&mut ranked, percent);
+    for (report, &i) in ranked.into_iter().zip(&order) {
+        reports[i] = report;
+        if let Some(s) = reports[i].producer.settings.as_mut() {
+            s.review_budget = Some(percent);
+            s.review_below = Some(threshold.unwrap_or(1.0));
         }
     }
-    let mut round: Vec<(RoundKey, String)> = Vec::new();
-    let (mut plies, mut flagged) = (0, 0);
-    for (stem, report) in stems.iter().zip(&reports) {
-        let pgn = to_pgn(report, &PgnTags::default(), &report.producer.tool);
-        plies += report.summary.plies;
-        flagged += report.summary.flagged;
-        let written =
-            write_atomic(&args.out.join(format!("{stem}.pgn")), pgn.as_bytes()).and_then(|()| {
-                write_atomic(
-                    &args.out.join(format!("{stem}.json")),
-                    report.to_json().as_bytes(),
-                )
-            });
-        if let Err(e) = written {
-            diag(e.to_string());
-            failed += 1;
-        }
-        if args.pgn_out.is_some() {
-            round.push((round_key(report), pgn));
-        }
-    }
-    if let Some(file) = &args.pgn_out {
-        round.sort_by(|a, b| a.0.cmp(&b.0));
-        let text = round
-            .iter()
-            .map(|g| g.1.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        match write_atomic(file, text.as_bytes()) {
-            Ok(()) => diag(format!("{} games in {}", round.len(), file.display())),
-            Err(e) => {
-                diag(e.to_string());
-                failed += 1;
-            }
-        }
-    }
-    if args.review && !reports.is_empty() {
-        match super::review::write_review(&args.out, None) {
-            Ok((path, left_out)) => {
-                diag(format!("review page: {}", path.display()));
-                failed += left_out;
-            }
-            Err(e) => {
-                diag(format!("{e:#}"));
-                failed += 1;
-            }
-        }
-    }
-    diag(format!(
-        "merged {} report{} from {} folder{} ({failed} problem{}), {plies} moves, {flagged} flagged for review",
-        reports.len(),
-        if reports.len() == 1 { "" } else { "s" },
-        args.dirs.len(),
-        if args.dirs.len() == 1 { "" } else { "s" },
-        if failed == 1 { "" } else { "s" },
-    ));
-    Ok(if failed > 0 {
-        ExitCode::from(EXIT_SOME_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// How many human corrections (moves and headers) a report carries.

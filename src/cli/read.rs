@@ -100,6 +100,23 @@ struct Outcome {
 /// last, then by source.
 pub(super) type RoundKey = (u32, u32, String);
 
+/// Writes the round file: every game's PGN in round and board order. Says how many
+/// games it holds, or why it could not be written (then false).
+pub(super) fn write_round_file(file: &Path, mut games: Vec<(&RoundKey, &str)>) -> bool {
+    games.sort_by(|a, b| a.0.cmp(b.0));
+    let text = games.iter().map(|g| g.1).collect::<Vec<_>>().join("\n");
+    match write_atomic(file, text.as_bytes()) {
+        Ok(()) => {
+            diag(format!("{} games in {}", games.len(), file.display()));
+            true
+        }
+        Err(e) => {
+            diag(e.to_string());
+            false
+        }
+    }
+}
+
 /// A report's place in the round file (see [`RoundKey`]).
 pub(super) fn round_key(report: &SheetReport) -> RoundKey {
     let game = report.game.as_ref();
@@ -212,20 +229,13 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     warn_double_claims(&outcomes);
     let mut write_failed = 0;
     if let Some(file) = &args.pgn_out {
-        let mut games: Vec<&(RoundKey, String)> =
-            outcomes.iter().flat_map(|o| &o.round_pgn).collect();
-        games.sort_by(|a, b| a.0.cmp(&b.0));
-        let text: String = games
+        let games = outcomes
             .iter()
-            .map(|g| g.1.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        match write_atomic(file, text.as_bytes()) {
-            Ok(()) => diag(format!("{} games in {}", games.len(), file.display())),
-            Err(e) => {
-                diag(e.to_string());
-                write_failed = 1;
-            }
+            .flat_map(|o| &o.round_pgn)
+            .map(|(k, pgn)| (k, pgn.as_str()))
+            .collect();
+        if !write_round_file(file, games) {
+            write_failed = 1;
         }
     }
 
