@@ -57,6 +57,16 @@ fn pgn_date(text: &str) -> String {
 /// Renders the report as one PGN game (ends with a blank line). A Das report
 /// (notation `das`) gets `[Variant "Das"]` and its moves as written.
 pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
+    let mut out = tag_section(report, tags, tool);
+    out.push('\n');
+    crate::notation::wrap_movetext(&movetext(report), &mut out);
+    out.push_str("\n\n");
+    out
+}
+
+/// The game's tags, one a line: the Seven Tag Roster (from the game's headers, else
+/// `tags`), the annotator and source, the headers that are known, the notation.
+fn tag_section(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
     let mut out = String::new();
     let game = report.game.clone().unwrap_or_default();
     let or = |from_game: &Option<String>, given: &str| {
@@ -104,13 +114,17 @@ pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
             escape_tag(&report.notation)
         ));
     }
-    // A Das sheet has no SAN: its moves are written as the sheet says them.
-    let das = report.notation == "das";
-    if das {
+    if report.notation == "das" {
         out.push_str("[Variant \"Das\"]\n");
     }
-    out.push('\n');
+    out
+}
 
+/// The movetext's tokens: move numbers, moves, a comment on each move flagged for review
+/// and on each cell that adds no move, and the result.
+fn movetext(report: &SheetReport) -> Vec<String> {
+    // A Das sheet has no SAN: its moves are written as the sheet says them.
+    let das = report.notation == "das";
     let mut tokens: Vec<String> = Vec::new();
     let mut need_number = true;
     for m in &report.moves {
@@ -134,24 +148,26 @@ pub fn to_pgn(report: &SheetReport, tags: &PgnTags, tool: &str) -> String {
         tokens.push(san.to_string());
         need_number = false;
         if m.review {
-            let mut note = format!("review: confidence {:.2}", m.confidence);
-            if m.state == MoveState::Assumed {
-                note.push_str(", no cell: move assumed");
-            } else if m.read != m.written.clone().unwrap_or_default() {
-                note.push_str(&format!(", cell reads \"{}\"", comment_text(&m.read)));
-            }
-            if let Some(alt) = m.alternatives.first() {
-                note.push_str(&format!(", or {} {:.2}", alt.san, alt.confidence));
-            }
-            tokens.push(format!("{{{}}}", comment_text(&note)));
+            tokens.push(format!("{{{}}}", comment_text(&review_note(m))));
             need_number = true;
         }
     }
     tokens.push(report.result.clone());
+    tokens
+}
 
-    crate::notation::wrap_movetext(&tokens, &mut out);
-    out.push_str("\n\n");
-    out
+/// What the comment on a move flagged for review says.
+fn review_note(m: &super::MoveReport) -> String {
+    let mut note = format!("review: confidence {:.2}", m.confidence);
+    if m.state == MoveState::Assumed {
+        note.push_str(", no cell: move assumed");
+    } else if m.read != m.written.clone().unwrap_or_default() {
+        note.push_str(&format!(", cell reads \"{}\"", comment_text(&m.read)));
+    }
+    if let Some(alt) = m.alternatives.first() {
+        note.push_str(&format!(", or {} {:.2}", alt.san, alt.confidence));
+    }
+    note
 }
 
 #[cfg(test)]
