@@ -9,6 +9,7 @@ use image::{GrayImage, Luma};
 use imageproc::region_labelling::{Connectivity, connected_components};
 
 use crate::raster::percentile;
+use crate::ruling::RULE_EDGE;
 
 /// Ink is at least this much darker than the paper (gray levels), and at least
 /// [`INK_SHARE`] of the way from the paper to the darkest pixel.
@@ -20,8 +21,6 @@ const INK_SHARE: f32 = 0.45;
 const RULED_ROW: f32 = 0.5;
 const RULED_COLUMN: f32 = 0.6;
 const EDGE_SHARE: f32 = 0.1;
-/// Pixels cleared on each side of a ruling (its blurred edge).
-const RULING_EDGE: usize = 2;
 /// Ink blobs smaller than this (pixels) are specks of the paper; and writing is at
 /// least [`MIN_INK_WIDTH`] of the cell's height wide and holds [`MIN_INK_PIXELS`] times
 /// its height in pixels (a 3-pixel dash on an HCS page, zoomed, read as `=`; the four
@@ -66,14 +65,14 @@ pub fn closeup(cell: &GrayImage) -> Option<GrayImage> {
         .filter(|&x| (0..h).filter(|&y| dark_at(x, y)).count() as f32 > RULED_COLUMN * h as f32);
     let mut cleared = vec![false; w * h];
     for y in ruled_rows.collect::<Vec<_>>() {
-        for yy in y.saturating_sub(RULING_EDGE)..(y + RULING_EDGE + 1).min(h) {
+        for yy in y.saturating_sub(RULE_EDGE)..(y + RULE_EDGE + 1).min(h) {
             cleared[yy * w..(yy + 1) * w]
                 .iter_mut()
                 .for_each(|c| *c = true);
         }
     }
     for x in ruled_cols.collect::<Vec<_>>() {
-        for xx in x.saturating_sub(RULING_EDGE)..(x + RULING_EDGE + 1).min(w) {
+        for xx in x.saturating_sub(RULE_EDGE)..(x + RULE_EDGE + 1).min(w) {
             (0..h).for_each(|y| cleared[y * w + xx] = true);
         }
     }

@@ -15,6 +15,8 @@ use image::GrayImage;
 use super::result::printed_result;
 use crate::grid::Grid;
 use crate::model::{CellModel, ModelError};
+use crate::ruling::RULE_EDGE;
+use crate::ruling::lines::{Axis, long_stepped_runs};
 use crate::vocab::{Alphabet, CellScores};
 
 /// How much more ink the marked option adds past the print than any other (ratio).
@@ -22,9 +24,6 @@ const MARK_RATIO: f32 = 2.0;
 
 /// Fewest dark pixels a mark adds past the print (a short stroke of a fine pen).
 const MIN_MARK: u32 = 40;
-
-/// Pixels painted out on each side of a rule (its blurred edge), as in `closeup.rs`.
-const RULE_EDGE: usize = 2;
 
 /// Rows past a line of print either way in which the rules of its boxes are looked for.
 const RULE_MARGIN: u32 = 3;
@@ -341,12 +340,13 @@ impl Band {
             .collect();
         let long_row = ((1.5 * pitch).min(1.2 * h as f32) as usize).max(4);
         let mut padded_rule = vec![false; w * ph];
-        let rule_rows = long_runs(&padded, w, ph, true, long_row, &mut padded_rule);
+        let rule_rows =
+            long_stepped_runs(&padded, w, ph, Axis::Horizontal, long_row, &mut padded_rule);
         if let (Some(&first), Some(&low)) = (rule_rows.first(), rule_rows.last())
             && low - first >= 3
         {
             let long_col = ((0.7 * (low - first) as f32) as usize).max(3);
-            long_runs(&padded, w, ph, false, long_col, &mut padded_rule);
+            long_stepped_runs(&padded, w, ph, Axis::Vertical, long_col, &mut padded_rule);
         }
         let rows = top * w..(top + h) * w;
         let rule = padded_rule[rows.clone()].to_vec();
@@ -386,48 +386,6 @@ fn within_boxes(words: Vec<(usize, usize)>, sides: &[usize]) -> Vec<(usize, usiz
         }
     }
     out
-}
-
-/// Marks in `rule` the dark pixels of `ink` (`w` x `h`, row by row) that lie on runs
-/// of at least `min` along rows (`along_rows`) or columns. A rule on a page turned a
-/// little steps a pixel now and then: a run is taken over three rows (or columns), and
-/// its dark pixels in all three are the rule's. Returns the rows (columns) holding one.
-fn long_runs(
-    ink: &[bool],
-    w: usize,
-    h: usize,
-    along_rows: bool,
-    min: usize,
-    rule: &mut [bool],
-) -> Vec<usize> {
-    // Lines across the runs' direction, positions along it, and a pixel's index.
-    let (lines, len) = if along_rows { (h, w) } else { (w, h) };
-    let index = |line: usize, pos: usize| {
-        if along_rows {
-            line * w + pos
-        } else {
-            pos * w + line
-        }
-    };
-    let mut found = Vec::new();
-    for line in 0..lines {
-        let band = line.saturating_sub(1)..(line + 2).min(lines);
-        let near = |pos: usize| band.clone().any(|l| ink[index(l, pos)]);
-        let mut pos = 0;
-        while pos < len {
-            let run = (pos..len).take_while(|&k| near(k)).count();
-            if run >= min {
-                for k in pos..pos + run {
-                    for l in band.clone() {
-                        rule[index(l, k)] |= ink[index(l, k)];
-                    }
-                }
-                found.push(line);
-            }
-            pos += run.max(1);
-        }
-    }
-    found
 }
 
 /// Runs of positions whose value is at least `min`, gaps up to `bridge` joined: half-open

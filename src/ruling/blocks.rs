@@ -5,8 +5,8 @@
 use image::GrayImage;
 
 use super::lines::Line;
-use super::strip;
 use super::shapes::{Block, Column, Edge, Table, TableFailure};
+use super::strip;
 
 /// Groups the table columns into blocks of (number,) white and black columns, read
 /// as upright. Returns the blocks and the upside-down votes: a narrow ruled column

@@ -107,4 +107,3 @@ impl Table {
             .map_or(0, |b| b.white_rows.len().saturating_sub(1))
     }
 }
-
