@@ -2,8 +2,7 @@
 //! painted over, cut out with a margin so that it fills the reader's input as a move
 //! does. A lone `=` written for a draw after the last move is a few pixels high in a
 //! cell cut for a move; scaled to the reader's 48-pixel input it is a speck that the
-//! reader takes for an empty cell. Cut this way it reads as `=` (4 of 4 such cells
-//! on selection-hand forms, seed 9).
+//! reader takes for an empty cell. Cut this way it reads as `=`.
 
 use image::{GrayImage, Luma};
 use imageproc::region_labelling::{Connectivity, connected_components};
@@ -23,9 +22,8 @@ const RULED_COLUMN: f32 = 0.6;
 const EDGE_SHARE: f32 = 0.1;
 /// Ink blobs smaller than this (pixels) are specks of the paper; and writing is at
 /// least [`MIN_INK_WIDTH`] of the cell's height wide and holds [`MIN_INK_PIXELS`] times
-/// its height in pixels (a 3-pixel dash on an HCS page, zoomed, read as `=`; the four
-/// `=` of seed 9's forms are 0.15-0.23 of their cells' heights wide, 0.5-0.8 times
-/// their heights in pixels).
+/// its height in pixels: below the small `=` players write, above a 3-pixel dash that,
+/// zoomed, read as `=`.
 const MIN_BLOB: usize = 3;
 const MIN_INK_WIDTH: f32 = 0.12;
 const MIN_INK_PIXELS: f32 = 0.3;

@@ -372,8 +372,7 @@ mod tests {
         // A photographed form: the first box's top rule steps up two rows halfway along
         // (the page turned a little), and the band below the table starts between its
         // two halves. The half inside the band, 30 px, is too short for a rule on its
-        // own; left in, it counted as a mark above the unmarked `1-0` (a photographed
-        // chesscom form, training hands seed 61, was given 1-0 that way).
+        // own; left in, it would count as a mark above the unmarked `1-0`.
         let a = alphabet();
         let mut img = options_page(false);
         let paper = image::Luma([230]);
@@ -402,9 +401,7 @@ mod tests {
         // A photographed page: the table's right block (x 400-480) ends 60 px lower than
         // its left one, below the top of the options' boxes, which sit close under the
         // left block. Searched from a quarter of a row below the table's deepest foot,
-        // the boxes' top halves were cut off and nothing read (a photographed chesscom
-        // form, training hands seed 62, lost its circled 1-0 that way); searched column
-        // by column, the options are found, and the right block's last row, above its
+        // the boxes' top halves were cut off and nothing read; searched column by column, the options are found, and the right block's last row, above its
         // own foot, is not taken for print.
         let a = alphabet();
         let mut img = options_page(true);
