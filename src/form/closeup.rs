@@ -2,13 +2,13 @@
 //! painted over, cut out with a margin so that it fills the reader's input as a move
 //! does. A lone `=` written for a draw after the last move is a few pixels high in a
 //! cell cut for a move; scaled to the reader's 48-pixel input it is a speck that the
-//! reader takes for an empty cell. Cut this way it reads as `=` (4 of 4 such cells
-//! on selection-hand forms, seed 9).
+//! reader takes for an empty cell. Cut this way it reads as `=`.
 
 use image::{GrayImage, Luma};
 use imageproc::region_labelling::{Connectivity, connected_components};
 
 use crate::raster::percentile;
+use crate::ruling::RULE_EDGE;
 
 /// Ink is at least this much darker than the paper (gray levels), and at least
 /// [`INK_SHARE`] of the way from the paper to the darkest pixel.
@@ -20,13 +20,10 @@ const INK_SHARE: f32 = 0.45;
 const RULED_ROW: f32 = 0.5;
 const RULED_COLUMN: f32 = 0.6;
 const EDGE_SHARE: f32 = 0.1;
-/// Pixels cleared on each side of a ruling (its blurred edge).
-const RULING_EDGE: usize = 2;
 /// Ink blobs smaller than this (pixels) are specks of the paper; and writing is at
 /// least [`MIN_INK_WIDTH`] of the cell's height wide and holds [`MIN_INK_PIXELS`] times
-/// its height in pixels (a 3-pixel dash on an HCS page, zoomed, read as `=`; the four
-/// `=` of seed 9's forms are 0.15-0.23 of their cells' heights wide, 0.5-0.8 times
-/// their heights in pixels).
+/// its height in pixels: below the small `=` players write, above a 3-pixel dash that,
+/// zoomed, read as `=`.
 const MIN_BLOB: usize = 3;
 const MIN_INK_WIDTH: f32 = 0.12;
 const MIN_INK_PIXELS: f32 = 0.3;
@@ -56,27 +53,7 @@ pub fn closeup(cell: &GrayImage) -> Option<GrayImage> {
     if paper - darkest < MIN_CONTRAST {
         return None;
     }
-    let ruling = limit(darkest);
-    let dark_at = |x: usize, y: usize| f32::from(px[y * w + x]) < ruling;
-    let ruled_rows =
-        (0..h).filter(|&y| (0..w).filter(|&x| dark_at(x, y)).count() as f32 > RULED_ROW * w as f32);
-    let edge = (EDGE_SHARE * w as f32).ceil() as usize;
-    let ruled_cols = (0..w)
-        .filter(|&x| x < edge || x + edge >= w)
-        .filter(|&x| (0..h).filter(|&y| dark_at(x, y)).count() as f32 > RULED_COLUMN * h as f32);
-    let mut cleared = vec![false; w * h];
-    for y in ruled_rows.collect::<Vec<_>>() {
-        for yy in y.saturating_sub(RULING_EDGE)..(y + RULING_EDGE + 1).min(h) {
-            cleared[yy * w..(yy + 1) * w]
-                .iter_mut()
-                .for_each(|c| *c = true);
-        }
-    }
-    for x in ruled_cols.collect::<Vec<_>>() {
-        for xx in x.saturating_sub(RULING_EDGE)..(x + RULING_EDGE + 1).min(w) {
-            (0..h).for_each(|y| cleared[y * w + xx] = true);
-        }
-    }
+    let cleared = rulings(cell, limit(darkest));
     let paper_px = Luma([paper.round() as u8]);
     let mut clean = cell.clone();
     for (p, _) in clean.pixels_mut().zip(&cleared).filter(|(_, c)| **c) {
@@ -92,13 +69,82 @@ pub fn closeup(cell: &GrayImage) -> Option<GrayImage> {
     if paper - darkest < MIN_CONTRAST {
         return None;
     }
-    let ink_limit = limit(darkest);
+    let (x0, y0, x1, y1, pixels) = writing(cell, &cleared, limit(darkest))?;
+    let hf = h as f32;
+    if x0 > x1
+        || ((x1 - x0 + 1) as f32) < MIN_INK_WIDTH * hf
+        || (pixels as f32) < MIN_INK_PIXELS * hf
+    {
+        return None;
+    }
+    let (iw, ih) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
+    let out_h = (ih / INK_HEIGHT_SHARE).max(iw / MAX_ASPECT).max(MIN_HEIGHT);
+    if out_h > MAX_ZOOM_SHARE * hf {
+        return None;
+    }
+    let out_w = (2.0 * out_h).max(iw + out_h / 2.0);
+    let (cx, cy) = ((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0);
+    let (left, top) = (
+        (cx - out_w / 2.0).round() as i64,
+        (cy - out_h / 2.0).round() as i64,
+    );
+    let (ow, oh) = (out_w.round() as u32, out_h.round() as u32);
+    Some(GrayImage::from_fn(ow, oh, |x, y| {
+        let (sx, sy) = (left + i64::from(x), top + i64::from(y));
+        if (0..w as i64).contains(&sx) && (0..h as i64).contains(&sy) {
+            *clean.get_pixel(sx as u32, sy as u32)
+        } else {
+            paper_px
+        }
+    }))
+}
+
+/// The pixels of `cell` (row by row) on its rulings, with [`RULE_EDGE`] either side:
+/// rows darker than `ruling` over [`RULED_ROW`] of the width, columns near the cell's
+/// left and right edges darker over [`RULED_COLUMN`] of the height.
+fn rulings(cell: &GrayImage, ruling: f32) -> Vec<bool> {
+    let (w, h) = (cell.width() as usize, cell.height() as usize);
+    let px = cell.as_raw();
+    let dark_at = |x: usize, y: usize| f32::from(px[y * w + x]) < ruling;
+    let ruled_rows =
+        (0..h).filter(|&y| (0..w).filter(|&x| dark_at(x, y)).count() as f32 > RULED_ROW * w as f32);
+    let edge = (EDGE_SHARE * w as f32).ceil() as usize;
+    let ruled_cols = (0..w)
+        .filter(|&x| x < edge || x + edge >= w)
+        .filter(|&x| (0..h).filter(|&y| dark_at(x, y)).count() as f32 > RULED_COLUMN * h as f32);
+    let mut cleared = vec![false; w * h];
+    for y in ruled_rows.collect::<Vec<_>>() {
+        for yy in y.saturating_sub(RULE_EDGE)..(y + RULE_EDGE + 1).min(h) {
+            cleared[yy * w..(yy + 1) * w]
+                .iter_mut()
+                .for_each(|c| *c = true);
+        }
+    }
+    for x in ruled_cols.collect::<Vec<_>>() {
+        for xx in x.saturating_sub(RULE_EDGE)..(x + RULE_EDGE + 1).min(w) {
+            (0..h).for_each(|y| cleared[y * w + xx] = true);
+        }
+    }
+    cleared
+}
+
+/// The writing of `cell`: its pixels darker than `ink_limit` off the `cleared` rulings,
+/// in blobs of [`MIN_BLOB`] pixels or more that touch neither the cell's edges nor a
+/// ruling (a neighbour's strokes). Their box `(x0, y0, x1, y1)` (inclusive; `x0 > x1`
+/// when no blob is kept) and pixel count; `None` when no pixel is dark.
+fn writing(
+    cell: &GrayImage,
+    cleared: &[bool],
+    ink_limit: f32,
+) -> Option<(usize, usize, usize, usize, usize)> {
+    let (w, h) = (cell.width() as usize, cell.height() as usize);
+    let px = cell.as_raw();
     // The ink's blobs, but for specks and what touches the cell's edges.
     let mask = GrayImage::from_raw(
         w as u32,
         h as u32,
         px.iter()
-            .zip(&cleared)
+            .zip(cleared)
             .map(|(&v, &c)| {
                 if !c && f32::from(v) < ink_limit {
                     255
@@ -134,7 +180,7 @@ pub fn closeup(cell: &GrayImage) -> Option<GrayImage> {
         .iter()
         .skip(1)
         .filter(|b| b.0 >= MIN_BLOB && !b.5 && b.1 > 0 && b.2 > 0 && b.3 + 1 < w && b.4 + 1 < h);
-    let (x0, y0, x1, y1, pixels) = ink.fold((usize::MAX, usize::MAX, 0, 0, 0), |a, b| {
+    Some(ink.fold((usize::MAX, usize::MAX, 0, 0, 0), |a, b| {
         (
             a.0.min(b.1),
             a.1.min(b.2),
@@ -142,33 +188,6 @@ pub fn closeup(cell: &GrayImage) -> Option<GrayImage> {
             a.3.max(b.4),
             a.4 + b.0,
         )
-    });
-    let hf = h as f32;
-    if x0 > x1
-        || ((x1 - x0 + 1) as f32) < MIN_INK_WIDTH * hf
-        || (pixels as f32) < MIN_INK_PIXELS * hf
-    {
-        return None;
-    }
-    let (iw, ih) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
-    let out_h = (ih / INK_HEIGHT_SHARE).max(iw / MAX_ASPECT).max(MIN_HEIGHT);
-    if out_h > MAX_ZOOM_SHARE * hf {
-        return None;
-    }
-    let out_w = (2.0 * out_h).max(iw + out_h / 2.0);
-    let (cx, cy) = ((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0);
-    let (left, top) = (
-        (cx - out_w / 2.0).round() as i64,
-        (cy - out_h / 2.0).round() as i64,
-    );
-    let (ow, oh) = (out_w.round() as u32, out_h.round() as u32);
-    Some(GrayImage::from_fn(ow, oh, |x, y| {
-        let (sx, sy) = (left + i64::from(x), top + i64::from(y));
-        if (0..w as i64).contains(&sx) && (0..h as i64).contains(&sy) {
-            *clean.get_pixel(sx as u32, sy as u32)
-        } else {
-            paper_px
-        }
     }))
 }
 

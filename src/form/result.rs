@@ -77,14 +77,9 @@ static RESIGN_WORDS: std::sync::LazyLock<Vec<&str>> = std::sync::LazyLock::new(|
 const RESIGNED: &str = "resigned";
 
 /// How far (nats) a resign word may fall short of the reader's own best reading of the
-/// cell and still be read, and the least share of the cell's mass it must hold. Chosen
-/// with cellreader 2.2.0 on 177 selection-hand sheets and forms (seed 31): 57 resign
-/// words, 22 read at 0 nats and 0.15, 39 at 3 nats and 0.01, 45 at 5 and 0.001, none
-/// invented at any of these on 453 pages that write none (HCS, forms seed 12, 192
-/// selection sheets), where HCS 041_1's `Resign` is read. 3 and 0.01 until stop 42; 5
-/// and 0.001 since: selection-hand forms seed 9 52 -> 53 of 53 results right (a cursive
-/// `Resigns` read `Re5igf5`), sheets seed 31 resign words 9 -> 11 of 15, and the 177 HCS
-/// pages, forms seeds 10, 12 and 38 and the 192 selection sheets unchanged.
+/// cell and still be read, and the least share of the cell's mass it must hold: a hand's
+/// doubtful letters (`Resigns` read `Re5igf5`) cost a few nats, and on pages that write
+/// no result these invent none (docs/measurements.md has the figures).
 const WORD_SLACK: f32 = 5.0;
 const WORD_MIN_SHARE: f32 = 0.001;
 
@@ -92,12 +87,8 @@ const WORD_MIN_SHARE: f32 = 0.001;
 /// the cell and still be read (its share of the cell's mass must still reach
 /// [`MIN_SHARE`]): the reader takes a handwritten `0` for `a` (`0:1` read `a:1`), or
 /// drops a `1` that is a bare stroke (`1-0` read `-O`), and the decoder then made the
-/// cell one more move. Chosen on results drawn in training hands (forms seeds 60-65,
-/// the tuning families, and seeds 38 and 12) and selection hands (forms seeds 9 and 10,
-/// sheets seed 31), with 177 HCS pages and 192 selection sheets that write none: at 1,
-/// 2 and 4 nats the same 4 results more are read right (two forms, two sheets, each
-/// game's invented last move dropped), at 0.5 two of them; none invented at any of
-/// these. Exact before stop 44.
+/// cell one more move. From 1 to 4 nats the same results more are read right on
+/// generated forms and sheets, and none invented on pages that write none.
 const RESULT_SLACK: f32 = 2.0;
 
 /// Whether the reader's alphabet spells the resign words (cellreader 2.2.0 on).
@@ -130,8 +121,8 @@ pub fn cell_result(scores: &CellScores, alphabet: &Alphabet, floor: f32) -> Opti
 }
 
 /// As [`cell_result`], for a result printed on a form (`1-0  ½-½  0-1`): forms print
-/// no `+-` or `-+`, and a stacked `½-½` in a small print reads as `-+` (the French
-/// federation's form, selection hands seed 9: that read as `0-1` hid the ticked `0-1`).
+/// no `+-` or `-+`, and a stacked `½-½` in a small print reads as `-+` (on the French
+/// federation's form, that read as `0-1` hid the ticked `0-1`).
 pub fn printed_result(
     scores: &CellScores,
     alphabet: &Alphabet,
@@ -460,8 +451,8 @@ mod tests {
     #[test]
     fn a_result_read_with_a_doubtful_glyph_still_counts() {
         // `0:1` whose `0` the reader takes for `a` four times in five (`a:1`, ln 4 = 1.4
-        // nats over the result; training-hand forms seed 62, where the decoder made
-        // it a move): the result, inside RESULT_SLACK. Nine times in ten (2.2 nats) is
+        // nats over the result, where the decoder made it a move): the result, inside
+        // RESULT_SLACK. Nine times in ten (2.2 nats) is
         // too far; a printed result must match the reader's reading.
         let a = alphabet();
         let near = doubtful_at("0:1", &[('0', 'a')], 0.2, &a);
@@ -475,7 +466,7 @@ mod tests {
 
     #[test]
     fn a_resign_word_read_with_a_few_wrong_letters_still_counts() {
-        // `Resigns` read `Re5igf5` (a cursive hand, selection forms seed 9): the word is
+        // `Resigns` read `Re5igf5` (a cursive hand): the word is
         // ln(0.512 / 0.008) = 4.2 nats under the reader's own reading and holds 0.8% of
         // the cell, inside WORD_SLACK and WORD_MIN_SHARE. One more doubtful letter
         // (`Rc5igf5`, 5.5 nats) is too far.
@@ -490,7 +481,7 @@ mod tests {
         assert_eq!(r, RESIGNED);
         assert!(
             (WORD_MIN_SHARE..0.01).contains(&share),
-            "{share} (the rule before stop 42 asked 0.01)"
+            "{share} (a share under 0.01)"
         );
         let four = doubtful("Resigns", &[('s', '5'), ('n', 'f'), ('e', 'c')], &a);
         assert_eq!(best_share(&four, &a, 6.0, true, false), None);

@@ -16,10 +16,8 @@ use crate::page::Page;
 const MAX_HEADER_ROWS: usize = 6;
 
 /// What a leading row must cost the opening's decode (nats) to be dropped as holding
-/// no moves. On the train-font sheets a heading row costs 17 nats or more and the form
-/// rows above a blurred table 10 to 19 a row; every choice from 2 to 10 drops the same
-/// rows there. A hard hand's real moves can cost 5 a row (a held-out Polish sheet lost
-/// its game at 2), hence 6.
+/// no moves: on generated sheets such rows cost 10 or more a row, and a hard hand's
+/// real moves up to 5.
 const HEADER_ROW_GAIN: f64 = 6.0;
 
 /// Cells of the opening decoded to decide the heading rows, beyond the rows dropped.

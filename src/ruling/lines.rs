@@ -12,6 +12,22 @@ pub enum Axis {
     Vertical,
 }
 
+impl Axis {
+    /// A `w` x `h` raster (row by row) walked along this axis: how many lines run this
+    /// way, how long each is, and the index of position `pos` on line `line`.
+    pub fn walk(self, w: usize, h: usize) -> (usize, usize, impl Fn(usize, usize) -> usize) {
+        let (lines, len) = match self {
+            Axis::Horizontal => (h, w),
+            Axis::Vertical => (w, h),
+        };
+        let index = move |line: usize, pos: usize| match self {
+            Axis::Horizontal => line * w + pos,
+            Axis::Vertical => pos * w + line,
+        };
+        (lines, len, index)
+    }
+}
+
 /// Keeps the dark pixels lying on runs of at least `min_len` pixels along `axis`,
 /// a run bridging gaps of up to `max_gap` light pixels (broken or faint ruling).
 pub fn long_runs(mask: &Mask, axis: Axis, min_len: usize, max_gap: usize) -> Mask {
@@ -20,14 +36,7 @@ pub fn long_runs(mask: &Mask, axis: Axis, min_len: usize, max_gap: usize) -> Mas
     }
     let (w, h) = (mask.width, mask.height);
     let mut out = vec![0u8; w * h];
-    let (lines, len) = match axis {
-        Axis::Horizontal => (h, w),
-        Axis::Vertical => (w, h),
-    };
-    let index = |line: usize, pos: usize| match axis {
-        Axis::Horizontal => line * w + pos,
-        Axis::Vertical => pos * w + line,
-    };
+    let (lines, len, index) = axis.walk(w, h);
     for line in 0..lines {
         let mut pos = 0;
         while pos < len {
@@ -117,6 +126,45 @@ pub fn long_vertical_runs(mask: &Mask, min_len: usize, max_gap: usize, sideways:
         height: h,
         data: out,
     }
+}
+
+/// Marks in `rule` the dark pixels of `ink` (`w` x `h`, row by row) that lie on runs
+/// of at least `min` along `axis`, a run allowed to step to a neighbouring line; returns
+/// the lines (rows or columns) holding one.
+///
+/// Unlike [`long_runs`], which follows one line and bridges its gaps (a page's long,
+/// broken rules), this bridges no gap but takes a run over three lines, and its dark
+/// pixels in all three are the rule's: it takes the short rules of boxes printed round
+/// words out of a band of print (`form::print_below`), where a rule on a page turned a
+/// little steps a pixel now and then and the print's letters beside it must stay.
+pub fn long_stepped_runs(
+    ink: &[bool],
+    w: usize,
+    h: usize,
+    axis: Axis,
+    min: usize,
+    rule: &mut [bool],
+) -> Vec<usize> {
+    let (lines, len, index) = axis.walk(w, h);
+    let mut found = Vec::new();
+    for line in 0..lines {
+        let band = line.saturating_sub(1)..(line + 2).min(lines);
+        let near = |pos: usize| band.clone().any(|l| ink[index(l, pos)]);
+        let mut pos = 0;
+        while pos < len {
+            let run = (pos..len).take_while(|&k| near(k)).count();
+            if run >= min {
+                for k in pos..pos + run {
+                    for l in band.clone() {
+                        rule[index(l, k)] |= ink[index(l, k)];
+                    }
+                }
+                found.push(line);
+            }
+            pos += run.max(1);
+        }
+    }
+    found
 }
 
 /// A ruling line found in a run mask: points `(along, across)` in increasing `along`

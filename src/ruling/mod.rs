@@ -16,6 +16,9 @@ use image::GrayImage;
 pub(crate) const MIN_ROWS: usize = 8;
 /// Least contrast of a rule against the paper, in grey levels (the grid's default).
 pub(crate) const MIN_CONTRAST: f32 = 10.0;
+/// Pixels painted out on each side of a rule taken out of a picture: its blurred edge,
+/// lighter than the ink, that left in reads as a stroke.
+pub(crate) const RULE_EDGE: usize = 2;
 
 /// Evidence that `gray` is upside down, from an upright reading of its table: move
 /// numbers (a ruled number column or a shaded strip) at the right of their blocks

@@ -13,31 +13,7 @@ use crate::raster;
 /// Finds the ruling lines of `gray` and the move table they form.
 pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailure> {
     let (w, h) = (gray.width() as usize, gray.height() as usize);
-    let dark = raster::adaptive_dark(gray, 12, p.min_contrast, p.min_contrast / 250.0);
-    let hruns = lines::long_runs(&dark, Axis::Horizontal, (w / 50).max(12), 2);
-    let vruns = lines::long_vertical_runs(&dark, (h / 20).max(12), 2, p.sideways);
-    let hp = StripParams {
-        strips: 40,
-        min_cover: 0.4,
-        max_step: 3.0,
-        max_missing: 3,
-        min_strips: 3,
-    };
-    let vp = StripParams {
-        strips: 16,
-        min_cover: 0.5,
-        max_step: 8.0,
-        max_missing: 3,
-        min_strips: 3,
-    };
-    let hlines = lines::find_lines(&hruns, Axis::Horizontal, &hp);
-    let found = lines::find_lines(&vruns, Axis::Vertical, &vp);
-    let mut vlines: Vec<Line> =
-        lines::merge_fragments(found, 0.25 * h as f32, (w as f32 * 0.015).max(6.0))
-            .into_iter()
-            .filter(|l| l.span() >= 0.2 * h as f32)
-            .collect();
-    vlines.sort_by(|a, b| a.mean().total_cmp(&b.mean()));
+    let (dark, hlines, vlines) = ruling_lines(gray, p);
     if hlines.len() < p.min_rows {
         return Err(TableFailure::NoRuling);
     }
@@ -93,6 +69,39 @@ pub fn analyse(gray: &GrayImage, p: &AnalysisParams) -> Result<Table, TableFailu
     table.upside_down_votes = votes;
     blocks::unify_rows(&mut table);
     Ok(table)
+}
+
+/// The dark pixels of `gray` and the ruling lines among them: horizontal lines, and
+/// vertical lines (fragments of one rule joined) covering a fifth of the page's height
+/// or more, left to right.
+fn ruling_lines(gray: &GrayImage, p: &AnalysisParams) -> (raster::Mask, Vec<Line>, Vec<Line>) {
+    let (w, h) = (gray.width() as usize, gray.height() as usize);
+    let dark = raster::adaptive_dark(gray, 12, p.min_contrast, p.min_contrast / 250.0);
+    let hruns = lines::long_runs(&dark, Axis::Horizontal, (w / 50).max(12), 2);
+    let vruns = lines::long_vertical_runs(&dark, (h / 20).max(12), 2, p.sideways);
+    let hp = StripParams {
+        strips: 40,
+        min_cover: 0.4,
+        max_step: 3.0,
+        max_missing: 3,
+        min_strips: 3,
+    };
+    let vp = StripParams {
+        strips: 16,
+        min_cover: 0.5,
+        max_step: 8.0,
+        max_missing: 3,
+        min_strips: 3,
+    };
+    let hlines = lines::find_lines(&hruns, Axis::Horizontal, &hp);
+    let found = lines::find_lines(&vruns, Axis::Vertical, &vp);
+    let mut vlines: Vec<Line> =
+        lines::merge_fragments(found, 0.25 * h as f32, (w as f32 * 0.015).max(6.0))
+            .into_iter()
+            .filter(|l| l.span() >= 0.2 * h as f32)
+            .collect();
+    vlines.sort_by(|a, b| a.mean().total_cmp(&b.mean()));
+    (dark, hlines, vlines)
 }
 
 /// Every interval between neighbouring boundaries that is crossed by an evenly spaced

@@ -183,201 +183,338 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
         h,
         px: vec![1.0; w * h],
     };
-    let (fw, fh) = (w as f32, h as f32);
-    let [tl, tt, tr, tb] = form.table;
-    let (left, top, right, bottom) = (tl * fw, tt * fh, tr * fw, tb * fh);
-    let rule_v = f32::from(d.rule) / f32::from(d.paper.max(1));
-    let thick = (fw / 700.0).max(1.5);
-    // Column widths: per block number (ruled), white, black; gaps between blocks.
-    let nb = form.blocks as f32;
-    let num_frac = if let Numbers::Ruled(f) = form.numbers {
-        f
-    } else {
-        0.0
-    };
-    let units = nb * (2.0 + num_frac) + (nb - 1.0) * form.block_gap;
-    let unit = (right - left) / units;
-    let pitch = (bottom - top) / (form.rows as f32 + form.header_row);
-    let rows_top = top + form.header_row * pitch;
+    let at = Layout::new(form, d, w, h);
     let mut cells = Vec::new();
-    let filled_moves = (form.blocks * form.rows) as f32 * d.filled;
     for b in 0..form.blocks {
-        let bx = left + b as f32 * unit * (2.0 + num_frac + form.block_gap);
-        let (nx0, wx0) = (bx, bx + num_frac * unit);
-        let (bx0, bx1) = (wx0 + unit, wx0 + 2.0 * unit);
-        let strip_x = if let Numbers::Strip(f) = form.numbers {
-            wx0 + f * unit
+        let x = block_rules(&mut c, &mut rng, form, d, &at, b);
+        block_rows(&mut c, &mut rng, form, d, &at, b, &x, &mut cells);
+    }
+    if form.fields {
+        fields(&mut c, &mut rng, &at);
+    }
+    if form.footer {
+        footer(&mut c, &mut rng, form, &at);
+    }
+    cells.sort_by_key(|c| (c.move_number, c.side == Color::Black));
+    warp(c, d, &mut rng, cells)
+}
+
+/// Where the table lies on the flat page and how its rules are drawn (page pixels).
+struct Layout {
+    left: f32,
+    top: f32,
+    right: f32,
+    bottom: f32,
+    /// The page's width and height.
+    fw: f32,
+    fh: f32,
+    /// A rule's thickness and tone (paper 1).
+    thick: f32,
+    rule_v: f32,
+    /// A move column's width, and the ruled number column's as a share of it (0: none).
+    unit: f32,
+    num_frac: f32,
+    /// Row pitch, and the top of the first move row (below the header row).
+    pitch: f32,
+    rows_top: f32,
+}
+
+impl Layout {
+    fn new(form: &Form, d: &Distortion, w: usize, h: usize) -> Layout {
+        let (fw, fh) = (w as f32, h as f32);
+        let [tl, tt, tr, tb] = form.table;
+        let (left, top, right, bottom) = (tl * fw, tt * fh, tr * fw, tb * fh);
+        let rule_v = f32::from(d.rule) / f32::from(d.paper.max(1));
+        let thick = (fw / 700.0).max(1.5);
+        // Column widths: per block number (ruled), white, black; gaps between blocks.
+        let nb = form.blocks as f32;
+        let num_frac = if let Numbers::Ruled(f) = form.numbers {
+            f
         } else {
-            wx0
+            0.0
         };
-        // Vertical rules from the header row top to the table bottom.
-        let mut xs = vec![wx0, bx0, bx1];
-        if num_frac > 0.0 {
-            xs.insert(0, nx0);
+        let units = nb * (2.0 + num_frac) + (nb - 1.0) * form.block_gap;
+        let unit = (right - left) / units;
+        let pitch = (bottom - top) / (form.rows as f32 + form.header_row);
+        let rows_top = top + form.header_row * pitch;
+        Layout {
+            left,
+            top,
+            right,
+            bottom,
+            fw,
+            fh,
+            thick,
+            rule_v,
+            unit,
+            num_frac,
+            pitch,
+            rows_top,
         }
-        for &x in &xs {
-            rules(
-                &mut c,
-                &mut rng,
-                d,
-                (x, top),
-                (x, bottom),
-                form.rows + 1,
-                thick,
-                rule_v,
-            );
-        }
-        // Horizontal rules: header top, then every row line.
-        let x_from = xs[0];
-        for r in 0..=form.rows {
-            let y = rows_top + r as f32 * pitch;
-            rules(
-                &mut c,
-                &mut rng,
-                d,
-                (x_from, y),
-                (bx1, y),
-                xs.len() - 1,
-                thick,
-                rule_v,
-            );
-        }
-        if form.header_row > 0.0 {
-            rules(
-                &mut c,
-                &mut rng,
-                d,
-                (x_from, top),
-                (bx1, top),
-                xs.len() - 1,
-                thick,
-                rule_v,
-            );
+    }
+}
+
+/// The columns of one block on the flat page: the number column's left edge, White's
+/// left edge, Black's left and right edges, and where White's writing starts (past a
+/// number strip).
+struct BlockX {
+    nx0: f32,
+    wx0: f32,
+    bx0: f32,
+    bx1: f32,
+    strip_x: f32,
+}
+
+/// Draws block `b`'s rules and its header row (a heading over White and Black, or a
+/// dark band over Black); returns where its columns lie.
+fn block_rules(
+    c: &mut Canvas,
+    rng: &mut Rng,
+    form: &Form,
+    d: &Distortion,
+    at: &Layout,
+    b: usize,
+) -> BlockX {
+    let Layout {
+        top,
+        bottom,
+        left,
+        thick,
+        rule_v,
+        unit,
+        num_frac,
+        pitch,
+        rows_top,
+        ..
+    } = *at;
+    let bx = left + b as f32 * unit * (2.0 + num_frac + form.block_gap);
+    let (nx0, wx0) = (bx, bx + num_frac * unit);
+    let (bx0, bx1) = (wx0 + unit, wx0 + 2.0 * unit);
+    let strip_x = if let Numbers::Strip(f) = form.numbers {
+        wx0 + f * unit
+    } else {
+        wx0
+    };
+    // Vertical rules from the header row top to the table bottom.
+    let mut xs = vec![wx0, bx0, bx1];
+    if num_frac > 0.0 {
+        xs.insert(0, nx0);
+    }
+    for &x in &xs {
+        rules(
+            c,
+            rng,
+            d,
+            (x, top),
+            (x, bottom),
+            form.rows + 1,
+            thick,
+            rule_v,
+        );
+    }
+    // Horizontal rules: header top, then every row line.
+    let x_from = xs[0];
+    for r in 0..=form.rows {
+        let y = rows_top + r as f32 * pitch;
+        rules(
+            c,
+            rng,
+            d,
+            (x_from, y),
+            (bx1, y),
+            xs.len() - 1,
+            thick,
+            rule_v,
+        );
+    }
+    if form.header_row > 0.0 {
+        rules(
+            c,
+            rng,
+            d,
+            (x_from, top),
+            (bx1, top),
+            xs.len() - 1,
+            thick,
+            rule_v,
+        );
+        c.scribble(
+            rng,
+            [
+                wx0 + 0.3 * unit,
+                top + 0.3 * pitch,
+                wx0 + 0.7 * unit,
+                rows_top - 0.3 * pitch,
+            ],
+            thick,
+            0.2,
+            5,
+        );
+        if form.dark_black_header {
+            c.fill(bx0, top, bx1, rows_top, 0.3);
+        } else {
             c.scribble(
-                &mut rng,
+                rng,
                 [
-                    wx0 + 0.3 * unit,
+                    bx0 + 0.3 * unit,
                     top + 0.3 * pitch,
-                    wx0 + 0.7 * unit,
+                    bx0 + 0.7 * unit,
                     rows_top - 0.3 * pitch,
                 ],
                 thick,
                 0.2,
                 5,
             );
-            if form.dark_black_header {
-                c.fill(bx0, top, bx1, rows_top, 0.3);
-            } else {
+        }
+    }
+    BlockX {
+        nx0,
+        wx0,
+        bx0,
+        bx1,
+        strip_x,
+    }
+}
+
+/// Draws block `b`'s move numbers and the writing of the moves `d` fills, and adds its
+/// cells (White's, then Black's, row by row) to `cells`.
+#[allow(clippy::too_many_arguments)]
+fn block_rows(
+    c: &mut Canvas,
+    rng: &mut Rng,
+    form: &Form,
+    d: &Distortion,
+    at: &Layout,
+    b: usize,
+    x: &BlockX,
+    cells: &mut Vec<TrueCell>,
+) {
+    let (pitch, rows_top, thick) = (at.pitch, at.rows_top, at.thick);
+    let BlockX {
+        nx0,
+        wx0,
+        bx0,
+        bx1,
+        strip_x,
+    } = *x;
+    let filled_moves = (form.blocks * form.rows) as f32 * d.filled;
+    for r in 0..form.rows {
+        let (y0, y1) = (
+            rows_top + r as f32 * pitch,
+            rows_top + (r + 1) as f32 * pitch,
+        );
+        let n = (b * form.rows + r + 1) as u32;
+        let size = pitch * 0.4;
+        if let Numbers::Strip(_) = form.numbers {
+            c.fill(wx0, y0, strip_x, y1, 0.82);
+            c.number(
+                n,
+                wx0 + 0.15 * (strip_x - wx0),
+                y0 + 0.3 * pitch,
+                size,
+                0.25,
+            );
+        } else {
+            c.number(n, nx0 + 0.2 * (wx0 - nx0), y0 + 0.3 * pitch, size, 0.25);
+        }
+        for (side, x0, x1) in [(Color::White, strip_x, bx0), (Color::Black, bx0, bx1)] {
+            let ply = (n as f32 - 1.0) + if side == Color::Black { 0.5 } else { 0.0 };
+            if ply < filled_moves {
+                // Writing sits in the cell but may poke over its rules.
+                let (cw, over) = (x1 - x0, rng.range(-0.1, 0.25) * pitch);
+                let (sx0, sx1) = (
+                    x0 + rng.range(0.05, 0.2) * cw,
+                    x0 + rng.range(0.45, 0.9) * cw,
+                );
                 c.scribble(
-                    &mut rng,
-                    [
-                        bx0 + 0.3 * unit,
-                        top + 0.3 * pitch,
-                        bx0 + 0.7 * unit,
-                        rows_top - 0.3 * pitch,
-                    ],
-                    thick,
-                    0.2,
-                    5,
+                    rng,
+                    [sx0, y0 + 0.2 * pitch - over, sx1, y1 - 0.2 * pitch + over],
+                    thick * 1.3,
+                    0.15,
+                    7,
                 );
             }
-        }
-        for r in 0..form.rows {
-            let (y0, y1) = (
-                rows_top + r as f32 * pitch,
-                rows_top + (r + 1) as f32 * pitch,
-            );
-            let n = (b * form.rows + r + 1) as u32;
-            let size = pitch * 0.4;
-            if let Numbers::Strip(_) = form.numbers {
-                c.fill(wx0, y0, strip_x, y1, 0.82);
-                c.number(
-                    n,
-                    wx0 + 0.15 * (strip_x - wx0),
-                    y0 + 0.3 * pitch,
-                    size,
-                    0.25,
-                );
-            } else {
-                c.number(n, nx0 + 0.2 * (wx0 - nx0), y0 + 0.3 * pitch, size, 0.25);
-            }
-            for (side, x0, x1) in [(Color::White, strip_x, bx0), (Color::Black, bx0, bx1)] {
-                let ply = (n as f32 - 1.0) + if side == Color::Black { 0.5 } else { 0.0 };
-                if ply < filled_moves {
-                    // Writing sits in the cell but may poke over its rules.
-                    let (cw, over) = (x1 - x0, rng.range(-0.1, 0.25) * pitch);
-                    let (sx0, sx1) = (
-                        x0 + rng.range(0.05, 0.2) * cw,
-                        x0 + rng.range(0.45, 0.9) * cw,
-                    );
-                    c.scribble(
-                        &mut rng,
-                        [sx0, y0 + 0.2 * pitch - over, sx1, y1 - 0.2 * pitch + over],
-                        thick * 1.3,
-                        0.15,
-                        7,
-                    );
-                }
-                let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
-                cells.push(TrueCell {
-                    move_number: n,
-                    side,
-                    corners,
-                });
-            }
+            let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
+            cells.push(TrueCell {
+                move_number: n,
+                side,
+                corners,
+            });
         }
     }
+}
+
+/// Draws labelled lines above the table (event, date, names), and a rule under them.
+fn fields(c: &mut Canvas, rng: &mut Rng, at: &Layout) {
+    let Layout {
+        left,
+        top,
+        right,
+        fw,
+        fh,
+        thick,
+        rule_v,
+        ..
+    } = *at;
+    let y_end = top - 0.04 * fh;
+    for i in 0..3 {
+        let y = 0.04 * fh + (y_end - 0.04 * fh) * (i as f32 + 1.0) / 4.0;
+        c.scribble(
+            rng,
+            [left, y - 0.02 * fh, left + 0.12 * fw, y - 0.005 * fh],
+            thick,
+            0.2,
+            6,
+        );
+        c.line((left + 0.14 * fw, y), (right, y), thick, rule_v);
+    }
+    c.fill(left, y_end, right, y_end + thick * 2.0, rule_v);
+}
+
+/// Draws print below the table (signature lines), and with the form's fields a box
+/// round it.
+fn footer(c: &mut Canvas, rng: &mut Rng, form: &Form, at: &Layout) {
+    let Layout {
+        left,
+        right,
+        bottom,
+        fw,
+        thick,
+        rule_v,
+        pitch,
+        ..
+    } = *at;
+    let y = bottom + 0.25 * pitch;
+    c.scribble(
+        rng,
+        [left + 0.02 * fw, y, left + 0.3 * fw, y + 0.5 * pitch],
+        thick,
+        0.2,
+        12,
+    );
+    c.scribble(
+        rng,
+        [left + 0.5 * fw, y, left + 0.8 * fw, y + 0.5 * pitch],
+        thick,
+        0.2,
+        12,
+    );
     if form.fields {
-        // Labelled lines above the table (event, date, names), and a rule under them.
-        let y_end = top - 0.04 * fh;
-        for i in 0..3 {
-            let y = 0.04 * fh + (y_end - 0.04 * fh) * (i as f32 + 1.0) / 4.0;
-            c.scribble(
-                &mut rng,
-                [left, y - 0.02 * fh, left + 0.12 * fw, y - 0.005 * fh],
-                thick,
-                0.2,
-                6,
-            );
-            c.line((left + 0.14 * fw, y), (right, y), thick, rule_v);
-        }
-        c.fill(left, y_end, right, y_end + thick * 2.0, rule_v);
-    }
-    if form.footer {
-        let y = bottom + 0.25 * pitch;
-        c.scribble(
-            &mut rng,
-            [left + 0.02 * fw, y, left + 0.3 * fw, y + 0.5 * pitch],
-            thick,
-            0.2,
-            12,
-        );
-        c.scribble(
-            &mut rng,
-            [left + 0.5 * fw, y, left + 0.8 * fw, y + 0.5 * pitch],
-            thick,
-            0.2,
-            12,
-        );
-        if form.fields {
-            for x in [left, right] {
-                c.line(
-                    (x, bottom + 1.5 * pitch),
-                    (x, bottom + 4.0 * pitch),
-                    thick,
-                    rule_v,
-                );
-            }
+        for x in [left, right] {
             c.line(
-                (left, bottom + 4.0 * pitch),
-                (right, bottom + 4.0 * pitch),
+                (x, bottom + 1.5 * pitch),
+                (x, bottom + 4.0 * pitch),
                 thick,
                 rule_v,
             );
         }
+        c.line(
+            (left, bottom + 4.0 * pitch),
+            (right, bottom + 4.0 * pitch),
+            thick,
+            rule_v,
+        );
     }
-    cells.sort_by_key(|c| (c.move_number, c.side == Color::Black));
-    warp(c, d, &mut rng, cells)
 }
 
 /// Draws the rule from `a` to `b` as `segments` pieces, some left out.
