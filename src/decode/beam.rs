@@ -43,10 +43,10 @@ impl Search<'_> {
             .map(|&ci| (cands[ci].score, ci))
             .collect();
         parents.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let margin = self.params.diversity_margin as f64;
-        let window = self.params.diversity_window.min(WINDOW);
+        let margin = self.params.search.diversity_margin as f64;
+        let window = self.params.search.diversity_window.min(WINDOW);
         let mut covered: HashMap<(usize, u32), usize, FxBuild> = HashMap::default();
-        let per_group = self.params.diversity_keep.max(1);
+        let per_group = self.params.search.diversity_keep.max(1);
         for (score, ci) in parents {
             if score < top - margin {
                 break;
@@ -68,10 +68,10 @@ impl Search<'_> {
         let Some(top) = cands.first().map(|c| c.score) else {
             return;
         };
-        if self.params.diversity_window == 0 {
+        if self.params.search.diversity_window == 0 {
             return;
         }
-        let margin = self.params.diversity_margin as f64;
+        let margin = self.params.search.diversity_margin as f64;
         let mut covered: HashSet<u32, FxBuild> = HashSet::default();
         for c in cands.iter_mut() {
             if c.score < top - margin {
@@ -94,9 +94,10 @@ impl Search<'_> {
         let mut steps = Vec::with_capacity(end);
         let mut lock_conflicts = Vec::new();
         let width = self.width.max(1);
-        let max_escapes = ((width as f32 * self.params.escape_share).ceil() as usize).max(1);
+        let max_escapes =
+            ((width as f32 * self.params.escapes.escape_share).ceil() as usize).max(1);
         let mut sets: Vec<Vec<(Move, f32)>> = Vec::new();
-        // The game's last inked cell (see `DecodeParams::final_skip_penalty`).
+        // The game's last inked cell (see `EscapeParams::final_skip_penalty`).
         let last_ink = evidence.iter().take(end).rposition(|e| !e.blank);
 
         for (i, ev) in evidence.iter_mut().enumerate().take(end) {
@@ -220,22 +221,20 @@ pub(crate) fn decode(
 ) -> DecodedSheet {
     let mut evidence: Vec<Evidence> = cells
         .iter()
-        .map(|c| Evidence::new(c, alphabet, params.read_floor))
+        .map(|c| Evidence::new(c, alphabet, params.reading.read_floor))
         .collect();
     let end = game_end(&evidence);
     let table = ClassTable::new(alphabet);
     let mut ws = Workspace::default();
     // The quick notation comparison looks for no unwritten moves: a notation that
     // does not fit would try one at nearly every cell, for nothing.
-    let quick_params = DecodeParams {
-        insert_parents: 0,
-        ..params.clone()
-    };
+    let mut quick_params = params.clone();
+    quick_params.escapes.insert_parents = 0;
     let mut search = |n: Notation, quick: bool, cells: usize, evidence: &mut [Evidence]| {
         let (params, width) = if quick {
-            (&quick_params, params.auto_beam_width)
+            (&quick_params, params.reading.auto_beam_width)
         } else {
-            (params, params.beam_width)
+            (params, params.search.beam_width)
         };
         Search {
             table: &table,
@@ -246,7 +245,7 @@ pub(crate) fn decode(
         .run(evidence, &mut ws, cells)
     };
 
-    let (notation, trace, notation_scores) = match params.notation {
+    let (notation, trace, notation_scores) = match params.reading.notation {
         Some(n) => {
             let trace = search(n, false, end, &mut evidence);
             let score = trace.score;
@@ -255,8 +254,8 @@ pub(crate) fn decode(
         None => {
             // The notation the form's headings suggest starts a little ahead.
             let head_start = |n: Notation| {
-                if params.form_notation == Some(n) {
-                    f64::from(params.form_prior)
+                if params.reading.form_notation == Some(n) {
+                    f64::from(params.reading.form_prior)
                 } else {
                     0.0
                 }
@@ -264,7 +263,7 @@ pub(crate) fn decode(
             let mut scores: Vec<(Notation, f64)> = Notation::ALL
                 .iter()
                 .map(|&n| {
-                    let first = search(n, true, end.min(params.auto_cells), &mut evidence);
+                    let first = search(n, true, end.min(params.reading.auto_cells), &mut evidence);
                     (n, first.score + head_start(n))
                 })
                 .collect();
@@ -274,9 +273,9 @@ pub(crate) fn decode(
             // holds on.
             let top = scores.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
             let mut close: Vec<usize> = (0..scores.len())
-                .filter(|&i| scores[i].1 >= top - params.auto_margin as f64)
+                .filter(|&i| scores[i].1 >= top - params.reading.auto_margin as f64)
                 .collect();
-            if close.len() == 1 || end <= params.auto_cells {
+            if close.len() == 1 || end <= params.reading.auto_cells {
                 close.sort_by(|&a, &b| scores[b].1.total_cmp(&scores[a].1));
                 close.truncate(1);
             }

@@ -173,10 +173,11 @@ impl Search<'_> {
             let parent = b as u32;
             // Far behind the best: its children would not make the beam. (A locked cell
             // still tries every entry: the human's move may be legal in few lines.)
-            if lock.is_none() && h.score < top - p.expand_margin as f64 {
+            if lock.is_none() && h.score < top - p.search.expand_margin as f64 {
                 continue;
             }
-            let leading = b < p.insert_parents && h.score >= top - p.skip_penalty as f64;
+            let leading =
+                b < p.escapes.insert_parents && h.score >= top - p.escapes.skip_penalty as f64;
             let members = h
                 .pending
                 .as_ref()
@@ -202,7 +203,12 @@ impl Search<'_> {
             };
             if ev.blank && lock.is_none() {
                 // A blank cell holds no move: the row was shifted (or the game ends).
-                let mut c = Cand::new(h.score - p.blank_penalty as f64, parent, Act::Skip, 0.0);
+                let mut c = Cand::new(
+                    h.score - p.escapes.blank_penalty as f64,
+                    parent,
+                    Act::Skip,
+                    0.0,
+                );
                 c.mask = all_members;
                 cands.push(c);
                 continue;
@@ -281,8 +287,8 @@ impl Search<'_> {
                 };
                 best = best.max(read);
                 let prior = priors.get(k).copied().unwrap_or(0.0);
-                let tempered = p.replace_temper * (read - any).max(-50.0);
-                if read >= any - p.replace_penalty - spread + tempered {
+                let tempered = p.escapes.replace_temper * (read - any).max(-50.0);
+                if read >= any - p.escapes.replace_penalty - spread + tempered {
                     let adj = if members.is_empty() {
                         0.0
                     } else {
@@ -302,7 +308,7 @@ impl Search<'_> {
                     replaced.push((o.mv, tempered + prior + plausible));
                 }
             }
-            keep_best(&mut reads, p.reads_per_parent);
+            keep_best(&mut reads, p.search.reads_per_parent);
             cands.append(&mut reads);
 
             if !replaced.is_empty() {
@@ -319,7 +325,7 @@ impl Search<'_> {
                 replaced.retain(|r| r.1 >= cut);
                 replaced.sort_by(|a, b| b.1.total_cmp(&a.1));
                 replaced.truncate(MAX_MEMBERS);
-                let score = h.score + (any - p.replace_penalty + weight) as f64;
+                let score = h.score + (any - p.escapes.replace_penalty + weight) as f64;
                 cands.push(Cand::new(
                     score,
                     parent,
@@ -332,15 +338,15 @@ impl Search<'_> {
             }
 
             let skip_penalty = if last_ink {
-                p.skip_penalty.min(p.final_skip_penalty)
+                p.escapes.skip_penalty.min(p.escapes.final_skip_penalty)
             } else {
-                p.skip_penalty
+                p.escapes.skip_penalty
             };
             let skip_score = (any - skip_penalty) as f64;
             let mut skip = Cand::new(h.score + skip_score, parent, Act::Skip, 0.0);
             if let Some(last) = &h.last {
                 let again = ev.scores(n, last, self.table, ws).plain;
-                let dup = (again - p.duplicate_penalty) as f64;
+                let dup = (again - p.escapes.duplicate_penalty) as f64;
                 if dup > skip_score {
                     skip = Cand::new(h.score + dup, parent, Act::Dup, again);
                 }
@@ -350,7 +356,7 @@ impl Search<'_> {
 
             // Only the leading lines look for an unwritten move: the beam is sorted best
             // first, and a missed move shows where the best lines stop fitting.
-            if best < any - p.insert_gate && leading {
+            if best < any - p.escapes.insert_gate && leading {
                 self.assume(h, parent, ev, ws, None, any, sets, &mut cands);
             }
         }
@@ -414,7 +420,7 @@ impl Search<'_> {
                     continue;
                 }
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
-                if read > any - p.skip_penalty {
+                if read > any - p.escapes.skip_penalty {
                     passing.push((*m2, read));
                 }
             }
@@ -437,7 +443,7 @@ impl Search<'_> {
             set.retain(|m| m.1 >= cut);
             set.sort_by(|a, b| b.1.total_cmp(&a.1));
             set.truncate(MAX_MEMBERS);
-            let score = h.score + (read - p.insert_penalty + weight) as f64;
+            let score = h.score + (read - p.escapes.insert_penalty + weight) as f64;
             let act = Act::Assume {
                 set: sets.len() as u32,
                 then,
@@ -446,7 +452,7 @@ impl Search<'_> {
             sets.push(set);
             assumed.push(Cand::new(score, parent, act, read));
         }
-        keep_best(&mut assumed, p.escapes_per_parent);
+        keep_best(&mut assumed, p.escapes.escapes_per_parent);
         cands.append(&mut assumed);
     }
 }

@@ -29,10 +29,10 @@ fn name(pos: &Chess, m: Move) -> String {
 }
 
 /// The written form of `m` (display letters) that best explains the cell, if the cell
-/// shows the move: the form comes within `params.written_floor` (per copy) of the
+/// shows the move: the form comes within `params.review.written_floor` (per copy) of the
 /// cell's best reading, or (within the escape penalties) the cell reads as no move at
 /// all, so a misread form of this move is still the best account of it. Returns the
-/// form shown (chosen with `params.form_penalty`, and `long_bonus` nats per copy in
+/// form shown (chosen with `params.review.form_penalty`, and `long_bonus` nats per copy in
 /// favour of a form with the full origin square) and the best-scoring form with its
 /// style.
 #[allow(clippy::too_many_arguments)]
@@ -59,7 +59,7 @@ fn best_written(
             best = Some((s, &f.display, f.style));
         }
         let penalty = match f.style {
-            Style::Over | Style::Under => params.form_penalty * copies,
+            Style::Over | Style::Under => params.review.form_penalty * copies,
             Style::Long => -long_bonus * copies,
             _ => 0.0,
         };
@@ -67,7 +67,7 @@ fn best_written(
             chosen = Some((s - penalty, &f.display));
         }
     }
-    if best.is_some_and(|(s, _, _)| s < -params.written_floor * copies) {
+    if best.is_some_and(|(s, _, _)| s < -params.review.written_floor * copies) {
         // A form may be followed by an evaluation or draw-offer mark (rare: only
         // asked when the bare forms fall short).
         for f in &forms {
@@ -81,8 +81,13 @@ fn best_written(
         }
     }
     let (score, display, style) = best?;
-    let shows = score >= -params.written_floor * copies
-        || (score > -params.replace_penalty.max(params.skip_penalty) * copies
+    let shows = score >= -params.review.written_floor * copies
+        || (score
+            > -params
+                .escapes
+                .replace_penalty
+                .max(params.escapes.skip_penalty)
+                * copies
             && read_written(&ev.greedy, n).is_none());
     let shown = chosen.map_or(display, |(_, d)| d);
     shows.then(|| (shown.to_string(), display.to_string(), style))
@@ -254,7 +259,12 @@ pub(crate) fn explain(
                 .as_deref()
                 .is_some_and(|w| calibration::same_reading(w, &ev.greedy)),
         );
-        let review = needs_review(kind, confidence, written.is_some(), params.review_below);
+        let review = needs_review(
+            kind,
+            confidence,
+            written.is_some(),
+            params.review.review_below,
+        );
         let alternatives = others
             .into_iter()
             .map(|(m, c)| Alternative {
@@ -287,7 +297,7 @@ pub(crate) fn explain(
             alternatives,
         });
     }
-    let bonus = long_style_bonus(&styles, params.long_style);
+    let bonus = long_style_bonus(&styles, params.review.long_style);
     if bonus > 0.0 {
         for (i, step, pos, m) in shown_at {
             let ev = &evidence[step];
@@ -297,8 +307,8 @@ pub(crate) fn explain(
             }
         }
     }
-    if let Some(cal) = &params.calibration {
-        calibrate(&mut entries, &same_reading, cal, params.review_below);
+    if let Some(cal) = &params.review.calibration {
+        calibrate(&mut entries, &same_reading, cal, params.review.review_below);
     }
 
     let last_move_cell = entries

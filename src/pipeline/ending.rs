@@ -75,7 +75,7 @@ pub(super) fn result_in_last_move(
     copies: &[CopyRead],
     model: &mut dyn CellModel,
 ) -> Result<Option<ResultInLastMove>, SheetError> {
-    let floor = params.decode.read_floor;
+    let floor = params.decode.reading.read_floor;
     let plain: Vec<&[CellScores]> = copies.iter().map(|c| c.scores.as_slice()).collect();
     if let Some(cell) = result::result_in_last_move(decoded, &plain, model.alphabet(), floor) {
         return Ok(Some((cell, vec![None; copies.len()])));
@@ -132,7 +132,7 @@ pub(super) fn add_written_result(
         .iter()
         .filter_map(|c| c.pages.last().zip(c.grids.last()))
         .collect();
-    let floor = params.decode.read_floor;
+    let floor = params.decode.reading.read_floor;
     let mut marked = Vec::new();
     if params.variant != Variant::Das {
         for (page, grid) in &forms {
