@@ -17,7 +17,7 @@ use crate::notation::{MoveShape, Notation, Shared, parse_move};
 const MEMBER_SPAN: f32 = 6.0;
 
 /// A move some candidate position of a beam entry allows.
-struct Option_ {
+struct AllowedMove {
     mv: Move,
     shape: MoveShape,
     /// Index of the first member (of a pending move) allowing it; 0 otherwise.
@@ -95,13 +95,13 @@ fn lse(xs: impl Iterator<Item = f32> + Clone) -> f32 {
 impl Search<'_> {
     /// The moves of a beam entry: of its position, or of all candidate positions of
     /// its pending move, into `out` (emptied first).
-    fn options(&self, h: &Hyp, index: &mut MoveIndex, out: &mut Vec<Option_>) {
+    fn options(&self, h: &Hyp, index: &mut MoveIndex, out: &mut Vec<AllowedMove>) {
         out.clear();
         match &h.pending {
             None => {
                 let moves = h.pos.legal_moves();
                 let shapes = MoveShape::all(&h.pos, &moves);
-                out.extend(moves.iter().zip(shapes).map(|(&mv, shape)| Option_ {
+                out.extend(moves.iter().zip(shapes).map(|(&mv, shape)| AllowedMove {
                     mv,
                     shape,
                     first: 0,
@@ -122,7 +122,7 @@ impl Search<'_> {
                             out,
                             mv,
                             |o| o.mv,
-                            || Option_ {
+                            || AllowedMove {
                                 mv,
                                 shape: match &all {
                                     Some(shapes) => shapes[k],
@@ -163,7 +163,7 @@ impl Search<'_> {
         let any = ev.any_text();
         let mut index = MoveIndex::new();
         // Buffers reused from entry to entry.
-        let mut options: Vec<Option_> = Vec::new();
+        let mut options: Vec<AllowedMove> = Vec::new();
         let mut reads: Vec<Cand> = Vec::new();
         let mut replaced: Vec<(Move, f32)> = Vec::new();
         let mut plaus: Vec<f32> = Vec::new();
@@ -189,7 +189,7 @@ impl Search<'_> {
             } else {
                 weights.log_mass(0)
             };
-            let position = |o: &Option_| {
+            let position = |o: &AllowedMove| {
                 if members.is_empty() {
                     &h.pos
                 } else {

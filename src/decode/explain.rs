@@ -9,7 +9,7 @@ use shakmaty::{Chess, Move, Position, san::SanPlus};
 use super::evidence::{Evidence, Workspace};
 use super::posterior::SheetPosterior;
 use super::state::{Node, Trace};
-use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
+use super::{DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus, RunnerUp};
 use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
 use crate::vocab::Alphabet;
 use crate::vocab::calibration::{self, Calibration};
@@ -150,7 +150,7 @@ fn calibrate(entries: &mut [Entry], same_reading: &[bool], cal: &Calibration, be
 /// scale of the chosen move's calibrated `confidence`: together they take what it
 /// leaves, `1 - confidence`, in their own proportions, each at most `confidence`;
 /// those that fall below [`MIN_ALTERNATIVE`] are dropped.
-fn rescale_alternatives(alternatives: &mut Vec<Alternative>, share: f32, confidence: f32) {
+fn rescale_alternatives(alternatives: &mut Vec<RunnerUp>, share: f32, confidence: f32) {
     let rest = (1.0 - share).max(0.0);
     let room = (1.0 - confidence).max(0.0);
     for a in alternatives.iter_mut() {
@@ -267,7 +267,7 @@ pub(crate) fn explain(
         );
         let alternatives = others
             .into_iter()
-            .map(|(m, c)| Alternative {
+            .map(|(m, c)| RunnerUp {
                 san: name(&pos, m),
                 confidence: c,
             })

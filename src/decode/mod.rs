@@ -339,9 +339,10 @@ pub enum EntryKind {
     Locked,
 }
 
-/// A runner-up for an entry.
+/// A runner-up for an entry: another legal move the beam weighed for its cell (the
+/// report writes it as a [`crate::report::Alternative`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Alternative {
+pub struct RunnerUp {
     /// English SAN (long algebraic when the move comes from another line).
     pub san: String,
     pub confidence: f32,
@@ -386,7 +387,7 @@ pub struct Entry {
     /// for an entry that reads no move from its cell (skipped, replaced, assumed).
     pub cell_p: Option<f32>,
     /// Other legal moves weighed here, best first.
-    pub alternatives: Vec<Alternative>,
+    pub alternatives: Vec<RunnerUp>,
 }
 
 impl Entry {

@@ -11,7 +11,7 @@ use shakmaty::Color;
 
 mod draw;
 
-use draw::{Canvas, Rng, apply, bilinear, homography};
+use draw::{Canvas, XorShiftRng, apply, bilinear, homography};
 
 /// Where the move numbers are printed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -176,7 +176,7 @@ pub struct SynthPage {
 
 /// Draws `form` flat, distorts it and returns the image with the true cell corners.
 pub fn render(form: &Form, d: &Distortion) -> SynthPage {
-    let mut rng = Rng::new(d.seed);
+    let mut rng = XorShiftRng::new(d.seed);
     let (w, h) = (form.width as usize, form.height as usize);
     let mut c = Canvas {
         w,
@@ -384,7 +384,7 @@ pub fn render(form: &Form, d: &Distortion) -> SynthPage {
 #[allow(clippy::too_many_arguments)]
 fn rules(
     c: &mut Canvas,
-    rng: &mut Rng,
+    rng: &mut XorShiftRng,
     d: &Distortion,
     a: (f32, f32),
     b: (f32, f32),
@@ -406,7 +406,7 @@ fn rules(
 
 /// Maps the flat canvas through rotation + perspective (+ 180 degrees) onto a canvas
 /// holding all of it, then applies paper tone, shadow and noise.
-fn warp(c: Canvas, d: &Distortion, rng: &mut Rng, mut cells: Vec<TrueCell>) -> SynthPage {
+fn warp(c: Canvas, d: &Distortion, rng: &mut XorShiftRng, mut cells: Vec<TrueCell>) -> SynthPage {
     let (fw, fh) = (c.w as f32, c.h as f32);
     let (cx, cy) = (fw / 2.0, fh / 2.0);
     let (sin, cos) = d.rotate_deg.to_radians().sin_cos();
