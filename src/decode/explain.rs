@@ -164,6 +164,45 @@ fn rescale_alternatives(alternatives: &mut Vec<RunnerUp>, share: f32, confidence
     alternatives.retain(|a| a.confidence >= MIN_ALTERNATIVE);
 }
 
+/// The best line's history nodes, from the first cell on, and which move each of its
+/// replaced or assumed entries turned out to be (by node, with its share).
+fn best_line(trace: &Trace) -> (Vec<u32>, HashMap<u32, (Move, f32)>) {
+    let mut path = Vec::new();
+    let mut node = trace.best_hist;
+    while node != 0 {
+        path.push(node);
+        node = trace.hist[node as usize].parent;
+    }
+    path.reverse();
+    let resolved = path
+        .iter()
+        .filter_map(|&id| match trace.hist[id as usize].node {
+            Node::Resolve { target, mv, share } => Some((target, (mv, share))),
+            _ => None,
+        })
+        .collect();
+    (path, resolved)
+}
+
+/// Partial when cells after the game's last move were skipped, else complete.
+fn status_of(entries: &[Entry]) -> GameStatus {
+    let last_move_cell = entries
+        .iter()
+        .filter(|e| e.ply.is_some())
+        .filter_map(|e| e.cell)
+        .max();
+    let trailing_skips = entries
+        .iter()
+        .any(|e| e.ply.is_none() && e.cell.is_some_and(|c| last_move_cell.is_none_or(|l| c > l)));
+    if trailing_skips {
+        GameStatus::Partial
+    } else {
+        GameStatus::Complete
+    }
+}
+
+/// The decoded sheet of a search: the best line's entries with their written forms,
+/// confidences, runners-up and review flags.
 pub(crate) fn explain(
     trace: &Trace,
     evidence: &mut [Evidence],
@@ -173,21 +212,7 @@ pub(crate) fn explain(
     alphabet: &Alphabet,
     end: usize,
 ) -> DecodedSheet {
-    let mut path = Vec::new();
-    let mut node = trace.best_hist;
-    while node != 0 {
-        path.push(node);
-        node = trace.hist[node as usize].parent;
-    }
-    path.reverse();
-    // Which move each replaced or assumed entry turned out to be.
-    let resolved: HashMap<u32, (Move, f32)> = path
-        .iter()
-        .filter_map(|&id| match trace.hist[id as usize].node {
-            Node::Resolve { target, mv, share } => Some((target, (mv, share))),
-            _ => None,
-        })
-        .collect();
+    let (path, resolved) = best_line(trace);
 
     let sheet_posterior = SheetPosterior::new(trace);
     let mut pos = Chess::default();
@@ -311,22 +336,11 @@ pub(crate) fn explain(
         calibrate(&mut entries, &same_reading, cal, params.review.review_below);
     }
 
-    let last_move_cell = entries
-        .iter()
-        .filter(|e| e.ply.is_some())
-        .filter_map(|e| e.cell)
-        .max();
-    let trailing_skips = entries
-        .iter()
-        .any(|e| e.ply.is_none() && e.cell.is_some_and(|c| last_move_cell.is_none_or(|l| c > l)));
+    let status = status_of(&entries);
     let best_path: f64 = evidence[..end].iter().map(Evidence::best_path).sum();
     DecodedSheet {
         notation: n,
-        status: if trailing_skips {
-            GameStatus::Partial
-        } else {
-            GameStatus::Complete
-        },
+        status,
         moves,
         entries,
         cells_used: end,
