@@ -164,6 +164,41 @@ fn rescale_alternatives(alternatives: &mut Vec<RunnerUp>, share: f32, confidence
     alternatives.retain(|a| a.confidence >= MIN_ALTERNATIVE);
 }
 
+/// The reader's own probability that the cell says the entry's move
+/// ([`Entry::cell_p`]); `None` for an entry that reads no move from its cell.
+fn cell_p(kind: EntryKind, mv: Option<Move>, cell_evidence: f32, ev: &Evidence) -> Option<f32> {
+    match (kind, mv) {
+        (EntryKind::Read | EntryKind::Locked, Some(_)) => {
+            // To 3 decimals, as the report gives it and the calibration was fitted.
+            let p = (cell_evidence - ev.any_text()).exp().clamp(0.0, 1.0);
+            Some((p * 1000.0).round() / 1000.0)
+        }
+        _ => None,
+    }
+}
+
+/// Chooses the written form shown again for the cells that show their move
+/// (`shown_at`: entry, cell, position, move), with `bonus` nats for long forms.
+#[allow(clippy::too_many_arguments)]
+fn show_in_writer_style(
+    entries: &mut [Entry],
+    shown_at: Vec<(usize, usize, Chess, Move)>,
+    bonus: f32,
+    evidence: &[Evidence],
+    ws: &mut Workspace,
+    n: Notation,
+    alphabet: &Alphabet,
+    params: &DecodeParams,
+) {
+    for (i, step, pos, m) in shown_at {
+        let ev = &evidence[step];
+        ws.bind(step, ev);
+        if let Some((w, _, _)) = best_written(ev, ws, &pos, m, n, alphabet, params, bonus) {
+            entries[i].written = Some(w);
+        }
+    }
+}
+
 /// The best line's history nodes, from the first cell on, and which move each of its
 /// replaced or assumed entries turned out to be (by node, with its share).
 fn best_line(trace: &Trace) -> (Vec<u32>, HashMap<u32, (Move, f32)>) {
@@ -271,14 +306,7 @@ pub(crate) fn explain(
             confidence = 1.0;
             others.clear();
         }
-        let cell_p = match (kind, mv) {
-            (EntryKind::Read | EntryKind::Locked, Some(_)) => {
-                // To 3 decimals, as the report gives it and the calibration was fitted.
-                let p = (cell_evidence - ev.any_text()).exp().clamp(0.0, 1.0);
-                Some((p * 1000.0).round() / 1000.0)
-            }
-            _ => None,
-        };
+        let cell_p = cell_p(kind, mv, cell_evidence, ev);
         same_reading.push(
             best_form
                 .as_deref()
@@ -324,13 +352,16 @@ pub(crate) fn explain(
     }
     let bonus = long_style_bonus(&styles, params.review.long_style);
     if bonus > 0.0 {
-        for (i, step, pos, m) in shown_at {
-            let ev = &evidence[step];
-            ws.bind(step, ev);
-            if let Some((w, _, _)) = best_written(ev, ws, &pos, m, n, alphabet, params, bonus) {
-                entries[i].written = Some(w);
-            }
-        }
+        show_in_writer_style(
+            &mut entries,
+            shown_at,
+            bonus,
+            evidence,
+            ws,
+            n,
+            alphabet,
+            params,
+        );
     }
     if let Some(cal) = &params.review.calibration {
         calibrate(&mut entries, &same_reading, cal, params.review.review_below);
