@@ -62,19 +62,19 @@ fn main() {
                         .collect(),
                 )
             }
-            "--skip" => base.skip_penalty = num(it.next(), a),
-            "--floor" => base.read_floor = num(it.next(), a),
-            "--gate" => base.insert_gate = num(it.next(), a),
-            "--keep" => base.diversity_keep = num(it.next(), a) as usize,
-            "--reads" => base.reads_per_parent = num(it.next(), a) as usize,
-            "--temper" => base.replace_temper = num(it.next(), a),
-            "--window" => base.diversity_window = num(it.next(), a) as usize,
-            "--margin" => base.diversity_margin = num(it.next(), a),
-            "--replace" => base.replace_penalty = num(it.next(), a),
-            "--duplicate" => base.duplicate_penalty = num(it.next(), a),
-            "--insert" => base.insert_penalty = num(it.next(), a),
-            "--escapes" => base.escapes_per_parent = num(it.next(), a) as usize,
-            "--share" => base.escape_share = num(it.next(), a),
+            "--skip" => base.escapes.skip_penalty = num(it.next(), a),
+            "--floor" => base.reading.read_floor = num(it.next(), a),
+            "--gate" => base.escapes.insert_gate = num(it.next(), a),
+            "--keep" => base.search.diversity_keep = num(it.next(), a) as usize,
+            "--reads" => base.search.reads_per_parent = num(it.next(), a) as usize,
+            "--temper" => base.escapes.replace_temper = num(it.next(), a),
+            "--window" => base.search.diversity_window = num(it.next(), a) as usize,
+            "--margin" => base.search.diversity_margin = num(it.next(), a),
+            "--replace" => base.escapes.replace_penalty = num(it.next(), a),
+            "--duplicate" => base.escapes.duplicate_penalty = num(it.next(), a),
+            "--insert" => base.escapes.insert_penalty = num(it.next(), a),
+            "--escapes" => base.escapes.escapes_per_parent = num(it.next(), a) as usize,
+            "--share" => base.escapes.escape_share = num(it.next(), a),
             "--prior" => {
                 let mut prior = FeaturePrior::shipped().expect("models/prior.json loads");
                 prior.scale = num(it.next(), a);
@@ -169,11 +169,9 @@ fn run(
     let mut notation_right = 0;
     let cpu0 = cpu_seconds();
     for s in sims {
-        let params = DecodeParams {
-            beam_width: width,
-            notation: (!auto).then_some(s.notation),
-            ..base.clone()
-        };
+        let mut params = base.clone();
+        params.search.beam_width = width;
+        params.reading.notation = (!auto).then_some(s.notation);
         let decoder = Decoder::new(alphabet, params);
         let t0 = Instant::now();
         let decoded = decoder.decode(&s.cells);

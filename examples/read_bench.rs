@@ -75,7 +75,7 @@ fn main() {
         .collect();
     let pool = Mutex::new(models);
     let mut params = PipelineParams::default();
-    params.decode.beam_width = beam;
+    params.decode.search.beam_width = beam;
     if one_pass {
         params.decode.adapt = None;
     }
@@ -131,12 +131,12 @@ fn stage_times(files: &[PathBuf], beam: usize, one_look: bool, one_pass: bool) {
     };
     let mut model = OrtModel::embedded(&runtime).expect("model");
     let mut params = PipelineParams::default();
-    params.decode.beam_width = beam;
+    params.decode.search.beam_width = beam;
     if one_pass {
         params.decode.adapt = None;
     }
     if std::env::var("FIXED_EN").is_ok() {
-        params.decode.notation = Some(scoresheet::notation::Notation::En);
+        params.decode.reading.notation = Some(scoresheet::notation::Notation::En);
     }
     let decoder = Decoder::new(model.alphabet(), params.decode.clone());
     let mut ms = [0.0f64; 5];

@@ -4,7 +4,7 @@
 
 use scoresheet::decode::adapt::Confusions;
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
-use scoresheet::decode::{Adaptation, DecodeParams, DecodedSheet, Decoder};
+use scoresheet::decode::{Adaptation, DecodeParams, DecodedSheet, Decoder, ReadingParams};
 use scoresheet::model::CellScores;
 use scoresheet::notation::{Notation, Rng, replay_auto, split_game};
 
@@ -59,8 +59,11 @@ fn decode(adapt: Option<Adaptation>) -> DecodedSheet {
     Decoder::new(
         &model_alphabet(),
         DecodeParams {
-            notation: Some(Notation::En),
             adapt,
+            reading: ReadingParams {
+                notation: Some(Notation::En),
+                ..Default::default()
+            },
             ..Default::default()
         },
     )

@@ -5,7 +5,10 @@
 //! PGN round trip.
 
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
-use scoresheet::decode::{DecodeParams, DecodedSheet, Decoder, EntryKind, GameStatus};
+use scoresheet::decode::{
+    DecodeParams, DecodedSheet, Decoder, EntryKind, EscapeParams, GameStatus, ReadingParams,
+    ReviewParams,
+};
 use scoresheet::model::CellScores;
 use scoresheet::notation::{Notation, Rng, read_pgn, replay_auto, split_game, write_pgn};
 use shakmaty::{Chess, Position};
@@ -40,7 +43,10 @@ fn english() -> Decoder {
     Decoder::new(
         &model_alphabet(),
         DecodeParams {
-            notation: Some(Notation::En),
+            reading: ReadingParams {
+                notation: Some(Notation::En),
+                ..Default::default()
+            },
             ..Default::default()
         },
     )
@@ -149,7 +155,10 @@ fn a_locked_cell_is_played_and_the_rest_follows() {
     // The player wrote `Nc3` but the game had `Nf3` (a human fixed cell 2).
     let texts = ["e4", "e5", "Nc3", "Nc6", "Bb5", "a6", "", ""];
     let mut params = DecodeParams {
-        notation: Some(Notation::En),
+        reading: ReadingParams {
+            notation: Some(Notation::En),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let decoder = Decoder::new(&model_alphabet(), params.clone());
@@ -179,7 +188,10 @@ fn a_locked_move_that_needs_a_replaced_move_holds() {
     let sim = clean();
     let texts = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "", ""];
     let mut params = DecodeParams {
-        notation: Some(Notation::En),
+        reading: ReadingParams {
+            notation: Some(Notation::En),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let free = Decoder::new(&model_alphabet(), params.clone()).decode(&cells(&sim, &texts, 7));
@@ -222,8 +234,14 @@ fn a_players_slip_keeps_its_reading_and_is_flagged() {
     let decoder = Decoder::new(
         &model_alphabet(),
         DecodeParams {
-            notation: Some(Notation::En),
-            written_floor: 2.0,
+            reading: ReadingParams {
+                notation: Some(Notation::En),
+                ..Default::default()
+            },
+            review: ReviewParams {
+                written_floor: 2.0,
+                ..Default::default()
+            },
             ..Default::default()
         },
     );
@@ -285,7 +303,10 @@ fn two_copies_are_read_together() {
     let decoder = Decoder::new(
         &model_alphabet(),
         DecodeParams {
-            notation: Some(Notation::Ru),
+            reading: ReadingParams {
+                notation: Some(Notation::Ru),
+                ..Default::default()
+            },
             ..Default::default()
         },
     );
@@ -343,8 +364,14 @@ fn a_faint_needed_disambiguation_is_shown_as_written() {
     fade(&mut sheet_cells[16], 'b', 0.4);
     let read = |form_penalty: f32| {
         let params = DecodeParams {
-            notation: Some(Notation::Ru),
-            form_penalty,
+            reading: ReadingParams {
+                notation: Some(Notation::Ru),
+                ..Default::default()
+            },
+            review: ReviewParams {
+                form_penalty,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let sheet = Decoder::new(&alphabet, params).decode(&sheet_cells);
@@ -354,7 +381,7 @@ fn a_faint_needed_disambiguation_is_shown_as_written() {
         sheet.entry_for_cell(16).unwrap().written.clone()
     };
     assert_eq!(
-        read(DecodeParams::default().form_penalty).as_deref(),
+        read(DecodeParams::default().review.form_penalty).as_deref(),
         Some("Кbd2")
     );
     assert_eq!(read(0.0).as_deref(), Some("Кd2"));
@@ -375,8 +402,14 @@ fn a_long_form_writer_s_faint_origin_is_shown_in_long_form() {
     fade(&mut sheet_cells[12], '1', 0.1);
     let read = |long_style: f32| {
         let params = DecodeParams {
-            notation: Some(Notation::Ru),
-            long_style,
+            reading: ReadingParams {
+                notation: Some(Notation::Ru),
+                ..Default::default()
+            },
+            review: ReviewParams {
+                long_style,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let sheet = Decoder::new(&alphabet, params).decode(&sheet_cells);
@@ -387,7 +420,7 @@ fn a_long_form_writer_s_faint_origin_is_shown_in_long_form() {
         e.written.clone()
     };
     assert_eq!(
-        read(DecodeParams::default().long_style).as_deref(),
+        read(DecodeParams::default().review.long_style).as_deref(),
         Some("Сc1d2")
     );
     assert_eq!(read(0.0).as_deref(), Some("Сcd2"));
@@ -456,7 +489,10 @@ fn the_forms_language_decides_only_where_the_hand_does_not() {
     let sim = clean();
     let decode = |texts: &[&str], form: Option<Notation>| {
         let params = DecodeParams {
-            form_notation: form,
+            reading: ReadingParams {
+                form_notation: form,
+                ..Default::default()
+            },
             ..Default::default()
         };
         Decoder::new(&model_alphabet(), params).decode(&cells(&sim, texts, 5))
@@ -492,8 +528,14 @@ fn writing_after_the_last_move_that_shows_no_move_ends_the_game() {
         let decoder = Decoder::new(
             &model_alphabet(),
             DecodeParams {
-                notation: Some(Notation::En),
-                final_skip_penalty,
+                reading: ReadingParams {
+                    notation: Some(Notation::En),
+                    ..Default::default()
+                },
+                escapes: EscapeParams {
+                    final_skip_penalty,
+                    ..Default::default()
+                },
                 ..Default::default()
             },
         );
@@ -502,7 +544,7 @@ fn writing_after_the_last_move_that_shows_no_move_ends_the_game() {
     let end = [
         "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "", "",
     ];
-    let sheet = decode(&end, DecodeParams::default().final_skip_penalty);
+    let sheet = decode(&end, DecodeParams::default().escapes.final_skip_penalty);
     let word = sheet.entry_for_cell(7).unwrap();
     assert_eq!(word.kind, EntryKind::Skipped, "{word:?}");
     assert!(word.review, "{word:?}");
@@ -510,20 +552,20 @@ fn writing_after_the_last_move_that_shows_no_move_ends_the_game() {
     assert_eq!(sheet.status, GameStatus::Partial);
     assert_legal_and_pgn_round_trip(&sheet);
     // Skipped at the full price of a cell inside the game, it would have been a move.
-    let forced = decode(&end, DecodeParams::default().skip_penalty);
+    let forced = decode(&end, DecodeParams::default().escapes.skip_penalty);
     assert_eq!(forced.entry_for_cell(7).unwrap().kind, EntryKind::Replaced);
     // Inside the game (moves follow) the same reading is still a replaced move ...
     let inside = [
         "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "hxc6e", "d3", "Bd6", "", "",
     ];
-    let sheet = decode(&inside, DecodeParams::default().final_skip_penalty);
+    let sheet = decode(&inside, DecodeParams::default().escapes.final_skip_penalty);
     assert_eq!(sheet.entry_for_cell(7).unwrap().kind, EntryKind::Replaced);
     assert_eq!(sheet.moves.len(), 10);
     // ... and a last move the cell shows is read.
     let shown = [
         "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "", "",
     ];
-    let sheet = decode(&shown, DecodeParams::default().final_skip_penalty);
+    let sheet = decode(&shown, DecodeParams::default().escapes.final_skip_penalty);
     assert_eq!(
         sheet.entry_for_cell(7).unwrap().san.as_deref(),
         Some("dxc6")

@@ -74,11 +74,11 @@ fn decode_all(sims: &[SimSheet]) -> SheetScore {
     assert!(prior.is_some(), "models/prior.json loads");
     let mut total = SheetScore::default();
     for s in sims {
-        let params = DecodeParams {
-            notation: Some(s.notation),
+        let mut params = DecodeParams {
             prior: prior.clone(),
             ..DecodeParams::default()
         };
+        params.reading.notation = Some(s.notation);
         let decoded = Decoder::new(&model_alphabet(), params).decode(&s.cells);
         assert_legal_and_pgn_round_trip(&decoded);
         assert_one_scale(&decoded);

@@ -198,7 +198,7 @@ fn the_shipped_calibration_changes_confidences_and_flags_but_not_the_game() {
     };
     let calibrated = read(&mut model, PipelineParams::default());
     let mut params = PipelineParams::default();
-    params.decode.calibration = Some(plain_shares());
+    params.decode.review.calibration = Some(plain_shares());
     let shares = read(&mut model, params);
     assert_eq!(calibrated.moves.len(), shares.moves.len());
     let mut changed = 0;

@@ -12,7 +12,7 @@
 mod common;
 
 use scoresheet::decode::simulate::{Mistakes, NoiseModel, Simulator, model_alphabet};
-use scoresheet::decode::{DecodeParams, Decoder};
+use scoresheet::decode::{DecodeParams, Decoder, ReadingParams};
 use scoresheet::notation::{Habits, Notation, Rng};
 
 const SHEETS: usize = 24;
@@ -29,12 +29,12 @@ fn the_notation_kept_explains_the_sheet_best() {
     };
     let sim = Simulator::new(&model_alphabet(), noise, Mistakes::none());
     let mut rng = Rng::new(2026);
-    let base = DecodeParams {
-        beam_width: 128,
-        auto_margin: 1e6,
+    let mut base = DecodeParams {
         adapt: None,
         ..DecodeParams::default()
     };
+    base.search.beam_width = 128;
+    base.reading.auto_margin = 1e6;
     let mut worse = Vec::new();
     for (i, g) in games.iter().enumerate() {
         let habits = Habits::sample(Notation::ALL[i % Notation::ALL.len()], &mut rng);
@@ -44,7 +44,10 @@ fn the_notation_kept_explains_the_sheet_best() {
             .iter()
             .map(|&n| {
                 let params = DecodeParams {
-                    notation: Some(n),
+                    reading: ReadingParams {
+                        notation: Some(n),
+                        ..base.reading.clone()
+                    },
                     ..base.clone()
                 };
                 let given = Decoder::new(&model_alphabet(), params).decode(&sheet.cells);

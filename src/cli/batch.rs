@@ -57,7 +57,7 @@ impl ModelArgs {
     /// An unknown notation code.
     pub fn pipeline_params(&self) -> anyhow::Result<PipelineParams> {
         let mut params = PipelineParams::for_settings(&self.read_settings());
-        params.decode.notation = parse_notation(&self.notation)?;
+        params.decode.reading.notation = parse_notation(&self.notation)?;
         Ok(params)
     }
 

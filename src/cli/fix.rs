@@ -170,7 +170,7 @@ fn fix_report(
     let mut model = load_model(args.model.as_deref(), &runtime)?;
     let model_name = model.manifest().name.clone();
     let mut params = PipelineParams::for_settings(&settings);
-    params.decode.notation = Some(n);
+    params.decode.reading.notation = Some(n);
     let reread = Pipeline::new(params)
         .reread(&report, corrections, &mut model)
         .with_context(|| format!("{name}"))?;

@@ -384,11 +384,25 @@ impl DasDecoder {
             }
         }
 
+        self.reading(&nodes, found, best_path, exact, expansions)
+    }
+
+    /// The reading of a cell from the search's accepted nodes (`found`: node and
+    /// probability, node 0 for blank): the likeliest as the text, its share of all of
+    /// them as the confidence, the next ones as alternatives.
+    fn reading(
+        &self,
+        nodes: &[Node],
+        mut found: Vec<(u32, f64)>,
+        best_path: f64,
+        exact: bool,
+        expansions: usize,
+    ) -> DasReading {
         found.sort_by(|a, b| b.1.total_cmp(&a.1));
         let total: f64 = found.iter().map(|f| f.1).sum();
         let share = |p: f64| if total > 0.0 { (p / total) as f32 } else { 0.0 };
         let shown = |id: u32| {
-            let glyphs = self.glyphs_of(&nodes, id);
+            let glyphs = self.glyphs_of(nodes, id);
             parse_das_move(&glyphs).map_or(glyphs, |m| m.to_string())
         };
         let (top, top_p) = found[0];

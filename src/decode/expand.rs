@@ -3,13 +3,13 @@
 //! show), a skipped or duplicated cell, a move the player did not write followed by
 //! the cell's own move, and a move a human locked.
 
-use shakmaty::{Move, Position};
+use shakmaty::{Chess, Move, Position};
 
-use super::beam::Search;
-use super::ctc::MIN_SCORE;
+use super::DecodeParams;
+use super::ctc::{ClassTable, MIN_SCORE};
 use super::evidence::{Evidence, Workspace};
 use super::plausible::plausibility;
-use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Weights, keep_best};
+use super::state::{Act, Cand, Hyp, MAX_MEMBERS, Member, Weights, keep_best};
 use crate::notation::{MoveShape, Notation, Shared, parse_move};
 
 /// Candidates of an unknown move more than this many nats below the likeliest are
@@ -17,7 +17,7 @@ use crate::notation::{MoveShape, Notation, Shared, parse_move};
 const MEMBER_SPAN: f32 = 6.0;
 
 /// A move some candidate position of a beam entry allows.
-struct Option_ {
+struct AllowedMove {
     mv: Move,
     shape: MoveShape,
     /// Index of the first member (of a pending move) allowing it; 0 otherwise.
@@ -92,16 +92,179 @@ fn lse(xs: impl Iterator<Item = f32> + Clone) -> f32 {
     top + xs.map(|x| (x - top).exp()).sum::<f32>().ln()
 }
 
-impl Search<'_> {
+/// Expands the beam at one cell: every entry's candidates, in a notation.
+pub(super) struct Expansion<'a> {
+    pub(super) table: &'a ClassTable,
+    pub(super) params: &'a DecodeParams,
+    pub(super) notation: Notation,
+}
+
+/// The cell being expanded, and where its candidates' sets go.
+struct Cell<'c> {
+    ev: &'c mut Evidence,
+    ws: &'c mut Workspace,
+    /// The candidate sets of replaced and assumed moves (a candidate holds an index).
+    sets: &'c mut Vec<Vec<(Move, f32)>>,
+    /// The cell's total mass ([`Evidence::any_text`]).
+    any: f32,
+    /// The game's last inked cell.
+    last_ink: bool,
+}
+
+/// Buffers reused from entry to entry of one cell.
+struct Scratch {
+    index: MoveIndex,
+    options: Vec<AllowedMove>,
+    reads: Vec<Cand>,
+    replaced: Vec<(Move, f32)>,
+    plaus: Vec<f32>,
+    priors: Vec<f32>,
+    moves: Vec<Move>,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            index: MoveIndex::new(),
+            options: Vec::new(),
+            reads: Vec::new(),
+            replaced: Vec::new(),
+            plaus: Vec::new(),
+            priors: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+}
+
+/// The beam entry being expanded, with the members of its pending move (none when
+/// its position is known) and their weights.
+struct Parent<'h> {
+    h: &'h Hyp,
+    /// Its index in the beam.
+    index: u32,
+    members: &'h [Member],
+    weights: Weights,
+    /// Log of all members' weight (0 with none).
+    whole: f32,
+    /// The mask of all members (0 with none).
+    all_members: u64,
+}
+
+impl<'h> Parent<'h> {
+    fn new(h: &'h Hyp, index: u32) -> Parent<'h> {
+        let members = h
+            .pending
+            .as_ref()
+            .map(|p| p.members.as_slice())
+            .unwrap_or(&[]);
+        let weights = Weights::of(members);
+        let whole = if members.is_empty() {
+            0.0
+        } else {
+            weights.log_mass(0)
+        };
+        let all_members: u64 = if members.is_empty() {
+            0
+        } else {
+            u64::MAX >> (64 - members.len())
+        };
+        Parent {
+            h,
+            index,
+            members,
+            weights,
+            whole,
+            all_members,
+        }
+    }
+
+    /// The position `o` is played from: the entry's, or that of the first member
+    /// allowing it.
+    fn position(&self, o: &AllowedMove) -> &'h Chess {
+        if self.members.is_empty() {
+            &self.h.pos
+        } else {
+            &self.members[o.first].pos
+        }
+    }
+
+    /// Log-share of the members allowing `o` (0 with none).
+    fn share(&self, o: &AllowedMove) -> f32 {
+        if self.members.is_empty() {
+            0.0
+        } else {
+            self.weights.log_mass(o.mask) - self.whole
+        }
+    }
+}
+
+impl Expansion<'_> {
+    /// All candidates of one cell; the candidate sets of replaced and assumed moves go
+    /// to `sets`.
+    pub(super) fn cell(
+        &self,
+        beam: &[Hyp],
+        ev: &mut Evidence,
+        ws: &mut Workspace,
+        lock: Option<&str>,
+        last_ink: bool,
+        sets: &mut Vec<Vec<(Move, f32)>>,
+    ) -> Vec<Cand> {
+        let p = self.params;
+        let mut cands = Vec::with_capacity(beam.len() * 12);
+        let top = beam.first().map_or(0.0, |h| h.score);
+        let any = ev.any_text();
+        let blank = ev.blank;
+        let mut cell = Cell {
+            ev,
+            ws,
+            sets,
+            any,
+            last_ink,
+        };
+        let mut scratch = Scratch::new();
+        for (b, h) in beam.iter().enumerate() {
+            // Far behind the best: its children would not make the beam. (A locked cell
+            // still tries every entry: the human's move may be legal in few lines.)
+            if lock.is_none() && h.score < top - p.search.expand_margin as f64 {
+                continue;
+            }
+            let leading =
+                b < p.escapes.insert_parents && h.score >= top - p.escapes.skip_penalty as f64;
+            let parent = Parent::new(h, b as u32);
+            if blank && lock.is_none() {
+                // A blank cell holds no move: the row was shifted (or the game ends).
+                let score = h.score - p.escapes.blank_penalty as f64;
+                let mut c = Cand::new(score, parent.index, Act::Skip, 0.0);
+                c.mask = parent.all_members;
+                cands.push(c);
+                continue;
+            }
+            self.options(h, &mut scratch.index, &mut scratch.options);
+            match lock {
+                Some(san) => self.locked(
+                    &parent,
+                    san,
+                    leading,
+                    &scratch.options,
+                    &mut cell,
+                    &mut cands,
+                ),
+                None => self.unlocked(&parent, leading, &mut scratch, &mut cell, &mut cands),
+            }
+        }
+        cands
+    }
+
     /// The moves of a beam entry: of its position, or of all candidate positions of
     /// its pending move, into `out` (emptied first).
-    fn options(&self, h: &Hyp, index: &mut MoveIndex, out: &mut Vec<Option_>) {
+    fn options(&self, h: &Hyp, index: &mut MoveIndex, out: &mut Vec<AllowedMove>) {
         out.clear();
         match &h.pending {
             None => {
                 let moves = h.pos.legal_moves();
                 let shapes = MoveShape::all(&h.pos, &moves);
-                out.extend(moves.iter().zip(shapes).map(|(&mv, shape)| Option_ {
+                out.extend(moves.iter().zip(shapes).map(|(&mv, shape)| AllowedMove {
                     mv,
                     shape,
                     first: 0,
@@ -122,7 +285,7 @@ impl Search<'_> {
                             out,
                             mv,
                             |o| o.mv,
-                            || Option_ {
+                            || AllowedMove {
                                 mv,
                                 shape: match &all {
                                     Some(shapes) => shapes[k],
@@ -145,236 +308,208 @@ impl Search<'_> {
         }
     }
 
-    /// All candidates of one cell; the candidate sets of replaced and assumed moves go
-    /// to `sets`.
-    pub(crate) fn expand(
+    /// The candidate of an entry at a cell a human locked: the locked move where the
+    /// entry allows it, else (for a leading entry) an unwritten move, then the locked
+    /// move.
+    fn locked(
         &self,
-        beam: &[Hyp],
-        ev: &mut Evidence,
-        ws: &mut Workspace,
-        lock: Option<&str>,
-        last_ink: bool,
-        sets: &mut Vec<Vec<(Move, f32)>>,
-    ) -> Vec<Cand> {
-        let p = self.params;
-        let n = self.notation;
-        let mut cands = Vec::with_capacity(beam.len() * 12);
-        let top = beam.first().map_or(0.0, |h| h.score);
-        let any = ev.any_text();
-        let mut index = MoveIndex::new();
-        // Buffers reused from entry to entry.
-        let mut options: Vec<Option_> = Vec::new();
-        let mut reads: Vec<Cand> = Vec::new();
-        let mut replaced: Vec<(Move, f32)> = Vec::new();
-        let mut plaus: Vec<f32> = Vec::new();
-        let mut priors: Vec<f32> = Vec::new();
-        let mut moves: Vec<Move> = Vec::new();
-        for (b, h) in beam.iter().enumerate() {
-            let parent = b as u32;
-            // Far behind the best: its children would not make the beam. (A locked cell
-            // still tries every entry: the human's move may be legal in few lines.)
-            if lock.is_none() && h.score < top - p.expand_margin as f64 {
-                continue;
-            }
-            let leading = b < p.insert_parents && h.score >= top - p.skip_penalty as f64;
-            let members = h
-                .pending
-                .as_ref()
-                .map(|p| p.members.as_slice())
-                .unwrap_or(&[]);
-            let weights = Weights::of(members);
-            let whole = if members.is_empty() {
-                0.0
-            } else {
-                weights.log_mass(0)
-            };
-            let position = |o: &Option_| {
-                if members.is_empty() {
-                    &h.pos
-                } else {
-                    &members[o.first].pos
-                }
-            };
-            let all_members: u64 = if members.is_empty() {
-                0
-            } else {
-                u64::MAX >> (64 - members.len())
-            };
-            if ev.blank && lock.is_none() {
-                // A blank cell holds no move: the row was shifted (or the game ends).
-                let mut c = Cand::new(h.score - p.blank_penalty as f64, parent, Act::Skip, 0.0);
-                c.mask = all_members;
+        parent: &Parent,
+        san: &str,
+        leading: bool,
+        options: &[AllowedMove],
+        cell: &mut Cell,
+        cands: &mut Vec<Cand>,
+    ) {
+        for o in options {
+            let pos = parent.position(o);
+            if parse_move(pos, san, Notation::En).is_ok_and(|m| m == o.mv) {
+                let evidence =
+                    cell.ev
+                        .move_score(pos, o.mv, &o.shape, self.notation, self.table, cell.ws);
+                let score = parent.h.score + parent.share(o) as f64;
+                let mut c = Cand::new(score, parent.index, Act::Locked(o.mv), evidence);
+                c.mask = o.mask;
                 cands.push(c);
-                continue;
-            }
-            self.options(h, &mut index, &mut options);
-
-            if let Some(san) = lock {
-                let mut found = false;
-                for o in &options {
-                    if parse_move(position(o), san, Notation::En).is_ok_and(|m| m == o.mv) {
-                        let evidence =
-                            ev.move_score(position(o), o.mv, &o.shape, n, self.table, ws);
-                        let adj = if members.is_empty() {
-                            0.0
-                        } else {
-                            weights.log_mass(o.mask) - whole
-                        };
-                        let mut c =
-                            Cand::new(h.score + adj as f64, parent, Act::Locked(o.mv), evidence);
-                        c.mask = o.mask;
-                        cands.push(c);
-                        found = true;
-                        break;
-                    }
-                }
-                if !found && leading {
-                    self.assume(h, parent, ev, ws, Some(san), any, sets, &mut cands);
-                }
-                continue;
-            }
-
-            // A replaced move is any legal move: the escape's probability is shared.
-            let spread = (options.len().max(1) as f32).ln();
-            reads.clear();
-            replaced.clear();
-            let mut best = f32::NEG_INFINITY;
-            // Plausibility of every move a replacement may be (computed once: it both
-            // weighs the replaced moves and normalises their weights).
-            plaus.clear();
-            // The prior of every option (a position's moves weighed together).
-            priors.clear();
-            if let Some(prior) = &p.prior {
-                if members.is_empty() {
-                    moves.clear();
-                    moves.extend(options.iter().map(|o| o.mv));
-                    prior.log_priors(&h.pos, &moves, &mut priors);
-                } else {
-                    // Options come in runs of the member that first allows them.
-                    let mut k = 0;
-                    while k < options.len() {
-                        let j = options[k].first;
-                        let end = options[k..]
-                            .iter()
-                            .position(|o| o.first != j)
-                            .map_or(options.len(), |e| k + e);
-                        moves.clear();
-                        moves.extend(options[k..end].iter().map(|o| o.mv));
-                        prior.log_priors(&members[j].pos, &moves, &mut priors);
-                        k = end;
-                    }
-                }
-            }
-            for (k, o) in options.iter().enumerate() {
-                let pos = position(o);
-                let plausible = if o.first == 0 {
-                    let w = plausibility(pos, &o.mv);
-                    plaus.push(w);
-                    w
-                } else {
-                    0.0
-                };
-                let read = if ev.rules_out(&o.mv, n) {
-                    MIN_SCORE
-                } else {
-                    ev.move_score(pos, o.mv, &o.shape, n, self.table, ws)
-                };
-                best = best.max(read);
-                let prior = priors.get(k).copied().unwrap_or(0.0);
-                let tempered = p.replace_temper * (read - any).max(-50.0);
-                if read >= any - p.replace_penalty - spread + tempered {
-                    let adj = if members.is_empty() {
-                        0.0
-                    } else {
-                        weights.log_mass(o.mask) - whole
-                    };
-                    let mut c = Cand::new(
-                        h.score + (read + prior + adj) as f64,
-                        parent,
-                        Act::Read(o.mv),
-                        read,
-                    );
-                    c.mask = o.mask;
-                    c.shape = Some(o.shape);
-                    reads.push(c);
-                } else if o.first == 0 {
-                    // (With a pending move, a replacement starts from its first candidate.)
-                    replaced.push((o.mv, tempered + prior + plausible));
-                }
-            }
-            keep_best(&mut reads, p.reads_per_parent);
-            cands.append(&mut reads);
-
-            if !replaced.is_empty() {
-                // Spread the escape over the legal moves (plausibility-weighted).
-                let norm = lse(plaus.iter().copied());
-                replaced.iter_mut().for_each(|r| r.1 -= norm);
-                let weight = lse(replaced.iter().map(|r| r.1));
-                // Candidates far less likely than the best hardly matter and cost time.
-                let cut = replaced
-                    .iter()
-                    .map(|r| r.1)
-                    .fold(f32::NEG_INFINITY, f32::max)
-                    - MEMBER_SPAN;
-                replaced.retain(|r| r.1 >= cut);
-                replaced.sort_by(|a, b| b.1.total_cmp(&a.1));
-                replaced.truncate(MAX_MEMBERS);
-                let score = h.score + (any - p.replace_penalty + weight) as f64;
-                cands.push(Cand::new(
-                    score,
-                    parent,
-                    Act::Replace {
-                        set: sets.len() as u32,
-                    },
-                    0.0,
-                ));
-                sets.push(replaced.clone());
-            }
-
-            let skip_penalty = if last_ink {
-                p.skip_penalty.min(p.final_skip_penalty)
-            } else {
-                p.skip_penalty
-            };
-            let skip_score = (any - skip_penalty) as f64;
-            let mut skip = Cand::new(h.score + skip_score, parent, Act::Skip, 0.0);
-            if let Some(last) = &h.last {
-                let again = ev.scores(n, last, self.table, ws).plain;
-                let dup = (again - p.duplicate_penalty) as f64;
-                if dup > skip_score {
-                    skip = Cand::new(h.score + dup, parent, Act::Dup, again);
-                }
-            }
-            skip.mask = all_members;
-            cands.push(skip);
-
-            // Only the leading lines look for an unwritten move: the beam is sorted best
-            // first, and a missed move shows where the best lines stop fitting.
-            if best < any - p.insert_gate && leading {
-                self.assume(h, parent, ev, ws, None, any, sets, &mut cands);
+                return;
             }
         }
-        cands
+        if leading {
+            self.assume(parent, Some(san), cell, cands);
+        }
+    }
+
+    /// The candidates of an entry at a cell no human locked: the moves read from the
+    /// cell, the replaced move, the skip or duplicate, and (for a leading entry whose
+    /// moves do not explain the cell) unwritten moves.
+    fn unlocked(
+        &self,
+        parent: &Parent,
+        leading: bool,
+        s: &mut Scratch,
+        cell: &mut Cell,
+        cands: &mut Vec<Cand>,
+    ) {
+        let p = self.params;
+        self.option_priors(parent, &s.options, &mut s.moves, &mut s.priors);
+        let best = self.reads(parent, s, cell);
+        keep_best(&mut s.reads, p.search.reads_per_parent);
+        cands.append(&mut s.reads);
+        if !s.replaced.is_empty() {
+            cands.push(self.replacement(parent, &mut s.replaced, &s.plaus, cell));
+        }
+        cands.push(self.skip(parent, cell));
+        // Only the leading lines look for an unwritten move: the beam is sorted best
+        // first, and a missed move shows where the best lines stop fitting.
+        if best < cell.any - p.escapes.insert_gate && leading {
+            self.assume(parent, None, cell, cands);
+        }
+    }
+
+    /// The prior of every option into `priors` (emptied first; left empty with no
+    /// prior), a position's moves weighed together.
+    fn option_priors(
+        &self,
+        parent: &Parent,
+        options: &[AllowedMove],
+        moves: &mut Vec<Move>,
+        priors: &mut Vec<f32>,
+    ) {
+        priors.clear();
+        let Some(prior) = &self.params.prior else {
+            return;
+        };
+        if parent.members.is_empty() {
+            moves.clear();
+            moves.extend(options.iter().map(|o| o.mv));
+            prior.log_priors(&parent.h.pos, moves, priors);
+        } else {
+            // Options come in runs of the member that first allows them.
+            let mut k = 0;
+            while k < options.len() {
+                let j = options[k].first;
+                let end = options[k..]
+                    .iter()
+                    .position(|o| o.first != j)
+                    .map_or(options.len(), |e| k + e);
+                moves.clear();
+                moves.extend(options[k..end].iter().map(|o| o.mv));
+                prior.log_priors(&parent.members[j].pos, moves, priors);
+                k = end;
+            }
+        }
+    }
+
+    /// Scores every option on the cell: the moves the cell may show go to `s.reads`,
+    /// the others (of the first member) to `s.replaced` as replacements, with the
+    /// plausibility of every first-member move in `s.plaus`. Returns the best reading.
+    fn reads(&self, parent: &Parent, s: &mut Scratch, cell: &mut Cell) -> f32 {
+        let p = self.params;
+        let n = self.notation;
+        let any = cell.any;
+        // A replaced move is any legal move: the escape's probability is shared.
+        let spread = (s.options.len().max(1) as f32).ln();
+        s.reads.clear();
+        s.replaced.clear();
+        // Plausibility of every move a replacement may be (computed once: it both
+        // weighs the replaced moves and normalises their weights).
+        s.plaus.clear();
+        let mut best = f32::NEG_INFINITY;
+        for (k, o) in s.options.iter().enumerate() {
+            let pos = parent.position(o);
+            let plausible = if o.first == 0 {
+                let w = plausibility(pos, &o.mv);
+                s.plaus.push(w);
+                w
+            } else {
+                0.0
+            };
+            let read = if cell.ev.rules_out(&o.mv, n) {
+                MIN_SCORE
+            } else {
+                cell.ev
+                    .move_score(pos, o.mv, &o.shape, n, self.table, cell.ws)
+            };
+            best = best.max(read);
+            let prior = s.priors.get(k).copied().unwrap_or(0.0);
+            let tempered = p.escapes.replace_temper * (read - any).max(-50.0);
+            if read >= any - p.escapes.replace_penalty - spread + tempered {
+                let score = parent.h.score + (read + prior + parent.share(o)) as f64;
+                let mut c = Cand::new(score, parent.index, Act::Read(o.mv), read);
+                c.mask = o.mask;
+                c.shape = Some(o.shape);
+                s.reads.push(c);
+            } else if o.first == 0 {
+                // (With a pending move, a replacement starts from its first candidate.)
+                s.replaced.push((o.mv, tempered + prior + plausible));
+            }
+        }
+        best
+    }
+
+    /// The replaced-move candidate: its set (pushed to `cell.sets`) holds the moves
+    /// the cell does not show, the likeliest first.
+    fn replacement(
+        &self,
+        parent: &Parent,
+        replaced: &mut Vec<(Move, f32)>,
+        plaus: &[f32],
+        cell: &mut Cell,
+    ) -> Cand {
+        // Spread the escape over the legal moves (plausibility-weighted).
+        let norm = lse(plaus.iter().copied());
+        replaced.iter_mut().for_each(|r| r.1 -= norm);
+        let weight = lse(replaced.iter().map(|r| r.1));
+        // Candidates far less likely than the best hardly matter and cost time.
+        let cut = replaced
+            .iter()
+            .map(|r| r.1)
+            .fold(f32::NEG_INFINITY, f32::max)
+            - MEMBER_SPAN;
+        replaced.retain(|r| r.1 >= cut);
+        replaced.sort_by(|a, b| b.1.total_cmp(&a.1));
+        replaced.truncate(MAX_MEMBERS);
+        let score =
+            parent.h.score + (cell.any - self.params.escapes.replace_penalty + weight) as f64;
+        let set = cell.sets.len() as u32;
+        cell.sets.push(replaced.clone());
+        Cand::new(score, parent.index, Act::Replace { set }, 0.0)
+    }
+
+    /// The skip of the cell, or its duplicate of the entry's last move where that
+    /// scores better.
+    fn skip(&self, parent: &Parent, cell: &mut Cell) -> Cand {
+        let p = &self.params.escapes;
+        let h = parent.h;
+        let skip_penalty = if cell.last_ink {
+            p.skip_penalty.min(p.final_skip_penalty)
+        } else {
+            p.skip_penalty
+        };
+        let skip_score = (cell.any - skip_penalty) as f64;
+        let mut skip = Cand::new(h.score + skip_score, parent.index, Act::Skip, 0.0);
+        if let Some(last) = &h.last {
+            let again = cell
+                .ev
+                .scores(self.notation, last, self.table, cell.ws)
+                .plain;
+            let dup = (again - p.duplicate_penalty) as f64;
+            if dup > skip_score {
+                skip = Cand::new(h.score + dup, parent.index, Act::Dup, again);
+            }
+        }
+        skip.mask = parent.all_members;
+        skip
     }
 
     /// Candidates "a move the player did not write, then this cell's move" from beam
     /// entry `h` (its pending move, if any, settled on its first candidate): one per
     /// move the cell may show (or the locked `san`), holding every unwritten move that
     /// allows it.
-    #[allow(clippy::too_many_arguments)]
-    fn assume(
-        &self,
-        h: &Hyp,
-        parent: u32,
-        ev: &mut Evidence,
-        ws: &mut Workspace,
-        lock: Option<&str>,
-        any: f32,
-        sets: &mut Vec<Vec<(Move, f32)>>,
-        cands: &mut Vec<Cand>,
-    ) {
+    fn assume(&self, parent: &Parent, lock: Option<&str>, cell: &mut Cell, cands: &mut Vec<Cand>) {
         let p = self.params;
         let n = self.notation;
+        let h = parent.h;
+        let (ev, ws, any) = (&mut *cell.ev, &mut *cell.ws, cell.any);
         let first = h.pos.legal_moves();
         if first.is_empty() {
             return;
@@ -414,7 +549,7 @@ impl Search<'_> {
                     continue;
                 }
                 let read = ev.move_score(&p1, *m2, shape, n, self.table, ws);
-                if read > any - p.skip_penalty {
+                if read > any - p.escapes.skip_penalty {
                     passing.push((*m2, read));
                 }
             }
@@ -437,16 +572,16 @@ impl Search<'_> {
             set.retain(|m| m.1 >= cut);
             set.sort_by(|a, b| b.1.total_cmp(&a.1));
             set.truncate(MAX_MEMBERS);
-            let score = h.score + (read - p.insert_penalty + weight) as f64;
+            let score = h.score + (read - p.escapes.insert_penalty + weight) as f64;
             let act = Act::Assume {
-                set: sets.len() as u32,
+                set: cell.sets.len() as u32,
                 then,
                 locked: lock.is_some(),
             };
-            sets.push(set);
-            assumed.push(Cand::new(score, parent, act, read));
+            cell.sets.push(set);
+            assumed.push(Cand::new(score, parent.index, act, read));
         }
-        keep_best(&mut assumed, p.escapes_per_parent);
+        keep_best(&mut assumed, p.escapes.escapes_per_parent);
         cands.append(&mut assumed);
     }
 }

@@ -9,7 +9,7 @@ use shakmaty::{Chess, Move, Position, san::SanPlus};
 use super::evidence::{Evidence, Workspace};
 use super::posterior::SheetPosterior;
 use super::state::{Node, Trace};
-use super::{Alternative, DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus};
+use super::{DecodeParams, DecodedSheet, Entry, EntryKind, GameStatus, RunnerUp};
 use crate::notation::{ANNOTATIONS, Notation, Style, forms, read_written};
 use crate::vocab::Alphabet;
 use crate::vocab::calibration::{self, Calibration};
@@ -29,10 +29,10 @@ fn name(pos: &Chess, m: Move) -> String {
 }
 
 /// The written form of `m` (display letters) that best explains the cell, if the cell
-/// shows the move: the form comes within `params.written_floor` (per copy) of the
+/// shows the move: the form comes within `params.review.written_floor` (per copy) of the
 /// cell's best reading, or (within the escape penalties) the cell reads as no move at
 /// all, so a misread form of this move is still the best account of it. Returns the
-/// form shown (chosen with `params.form_penalty`, and `long_bonus` nats per copy in
+/// form shown (chosen with `params.review.form_penalty`, and `long_bonus` nats per copy in
 /// favour of a form with the full origin square) and the best-scoring form with its
 /// style.
 #[allow(clippy::too_many_arguments)]
@@ -59,7 +59,7 @@ fn best_written(
             best = Some((s, &f.display, f.style));
         }
         let penalty = match f.style {
-            Style::Over | Style::Under => params.form_penalty * copies,
+            Style::Over | Style::Under => params.review.form_penalty * copies,
             Style::Long => -long_bonus * copies,
             _ => 0.0,
         };
@@ -67,7 +67,7 @@ fn best_written(
             chosen = Some((s - penalty, &f.display));
         }
     }
-    if best.is_some_and(|(s, _, _)| s < -params.written_floor * copies) {
+    if best.is_some_and(|(s, _, _)| s < -params.review.written_floor * copies) {
         // A form may be followed by an evaluation or draw-offer mark (rare: only
         // asked when the bare forms fall short).
         for f in &forms {
@@ -81,8 +81,13 @@ fn best_written(
         }
     }
     let (score, display, style) = best?;
-    let shows = score >= -params.written_floor * copies
-        || (score > -params.replace_penalty.max(params.skip_penalty) * copies
+    let shows = score >= -params.review.written_floor * copies
+        || (score
+            > -params
+                .escapes
+                .replace_penalty
+                .max(params.escapes.skip_penalty)
+                * copies
             && read_written(&ev.greedy, n).is_none());
     let shown = chosen.map_or(display, |(_, d)| d);
     shows.then(|| (shown.to_string(), display.to_string(), style))
@@ -145,7 +150,7 @@ fn calibrate(entries: &mut [Entry], same_reading: &[bool], cal: &Calibration, be
 /// scale of the chosen move's calibrated `confidence`: together they take what it
 /// leaves, `1 - confidence`, in their own proportions, each at most `confidence`;
 /// those that fall below [`MIN_ALTERNATIVE`] are dropped.
-fn rescale_alternatives(alternatives: &mut Vec<Alternative>, share: f32, confidence: f32) {
+fn rescale_alternatives(alternatives: &mut Vec<RunnerUp>, share: f32, confidence: f32) {
     let rest = (1.0 - share).max(0.0);
     let room = (1.0 - confidence).max(0.0);
     for a in alternatives.iter_mut() {
@@ -159,6 +164,80 @@ fn rescale_alternatives(alternatives: &mut Vec<Alternative>, share: f32, confide
     alternatives.retain(|a| a.confidence >= MIN_ALTERNATIVE);
 }
 
+/// The reader's own probability that the cell says the entry's move
+/// ([`Entry::cell_p`]); `None` for an entry that reads no move from its cell.
+fn cell_p(kind: EntryKind, mv: Option<Move>, cell_evidence: f32, ev: &Evidence) -> Option<f32> {
+    match (kind, mv) {
+        (EntryKind::Read | EntryKind::Locked, Some(_)) => {
+            // To 3 decimals, as the report gives it and the calibration was fitted.
+            let p = (cell_evidence - ev.any_text()).exp().clamp(0.0, 1.0);
+            Some((p * 1000.0).round() / 1000.0)
+        }
+        _ => None,
+    }
+}
+
+/// Chooses the written form shown again for the cells that show their move
+/// (`shown_at`: entry, cell, position, move), with `bonus` nats for long forms.
+#[allow(clippy::too_many_arguments)]
+fn show_in_writer_style(
+    entries: &mut [Entry],
+    shown_at: Vec<(usize, usize, Chess, Move)>,
+    bonus: f32,
+    evidence: &[Evidence],
+    ws: &mut Workspace,
+    n: Notation,
+    alphabet: &Alphabet,
+    params: &DecodeParams,
+) {
+    for (i, step, pos, m) in shown_at {
+        let ev = &evidence[step];
+        ws.bind(step, ev);
+        if let Some((w, _, _)) = best_written(ev, ws, &pos, m, n, alphabet, params, bonus) {
+            entries[i].written = Some(w);
+        }
+    }
+}
+
+/// The best line's history nodes, from the first cell on, and which move each of its
+/// replaced or assumed entries turned out to be (by node, with its share).
+fn best_line(trace: &Trace) -> (Vec<u32>, HashMap<u32, (Move, f32)>) {
+    let mut path = Vec::new();
+    let mut node = trace.best_hist;
+    while node != 0 {
+        path.push(node);
+        node = trace.hist[node as usize].parent;
+    }
+    path.reverse();
+    let resolved = path
+        .iter()
+        .filter_map(|&id| match trace.hist[id as usize].node {
+            Node::Resolve { target, mv, share } => Some((target, (mv, share))),
+            _ => None,
+        })
+        .collect();
+    (path, resolved)
+}
+
+/// Partial when cells after the game's last move were skipped, else complete.
+fn status_of(entries: &[Entry]) -> GameStatus {
+    let last_move_cell = entries
+        .iter()
+        .filter(|e| e.ply.is_some())
+        .filter_map(|e| e.cell)
+        .max();
+    let trailing_skips = entries
+        .iter()
+        .any(|e| e.ply.is_none() && e.cell.is_some_and(|c| last_move_cell.is_none_or(|l| c > l)));
+    if trailing_skips {
+        GameStatus::Partial
+    } else {
+        GameStatus::Complete
+    }
+}
+
+/// The decoded sheet of a search: the best line's entries with their written forms,
+/// confidences, runners-up and review flags.
 pub(crate) fn explain(
     trace: &Trace,
     evidence: &mut [Evidence],
@@ -168,21 +247,7 @@ pub(crate) fn explain(
     alphabet: &Alphabet,
     end: usize,
 ) -> DecodedSheet {
-    let mut path = Vec::new();
-    let mut node = trace.best_hist;
-    while node != 0 {
-        path.push(node);
-        node = trace.hist[node as usize].parent;
-    }
-    path.reverse();
-    // Which move each replaced or assumed entry turned out to be.
-    let resolved: HashMap<u32, (Move, f32)> = path
-        .iter()
-        .filter_map(|&id| match trace.hist[id as usize].node {
-            Node::Resolve { target, mv, share } => Some((target, (mv, share))),
-            _ => None,
-        })
-        .collect();
+    let (path, resolved) = best_line(trace);
 
     let sheet_posterior = SheetPosterior::new(trace);
     let mut pos = Chess::default();
@@ -241,23 +306,21 @@ pub(crate) fn explain(
             confidence = 1.0;
             others.clear();
         }
-        let cell_p = match (kind, mv) {
-            (EntryKind::Read | EntryKind::Locked, Some(_)) => {
-                // To 3 decimals, as the report gives it and the calibration was fitted.
-                let p = (cell_evidence - ev.any_text()).exp().clamp(0.0, 1.0);
-                Some((p * 1000.0).round() / 1000.0)
-            }
-            _ => None,
-        };
+        let cell_p = cell_p(kind, mv, cell_evidence, ev);
         same_reading.push(
             best_form
                 .as_deref()
                 .is_some_and(|w| calibration::same_reading(w, &ev.greedy)),
         );
-        let review = needs_review(kind, confidence, written.is_some(), params.review_below);
+        let review = needs_review(
+            kind,
+            confidence,
+            written.is_some(),
+            params.review.review_below,
+        );
         let alternatives = others
             .into_iter()
-            .map(|(m, c)| Alternative {
+            .map(|(m, c)| RunnerUp {
                 san: name(&pos, m),
                 confidence: c,
             })
@@ -287,36 +350,28 @@ pub(crate) fn explain(
             alternatives,
         });
     }
-    let bonus = long_style_bonus(&styles, params.long_style);
+    let bonus = long_style_bonus(&styles, params.review.long_style);
     if bonus > 0.0 {
-        for (i, step, pos, m) in shown_at {
-            let ev = &evidence[step];
-            ws.bind(step, ev);
-            if let Some((w, _, _)) = best_written(ev, ws, &pos, m, n, alphabet, params, bonus) {
-                entries[i].written = Some(w);
-            }
-        }
+        show_in_writer_style(
+            &mut entries,
+            shown_at,
+            bonus,
+            evidence,
+            ws,
+            n,
+            alphabet,
+            params,
+        );
     }
-    if let Some(cal) = &params.calibration {
-        calibrate(&mut entries, &same_reading, cal, params.review_below);
+    if let Some(cal) = &params.review.calibration {
+        calibrate(&mut entries, &same_reading, cal, params.review.review_below);
     }
 
-    let last_move_cell = entries
-        .iter()
-        .filter(|e| e.ply.is_some())
-        .filter_map(|e| e.cell)
-        .max();
-    let trailing_skips = entries
-        .iter()
-        .any(|e| e.ply.is_none() && e.cell.is_some_and(|c| last_move_cell.is_none_or(|l| c > l)));
+    let status = status_of(&entries);
     let best_path: f64 = evidence[..end].iter().map(Evidence::best_path).sum();
     DecodedSheet {
         notation: n,
-        status: if trailing_skips {
-            GameStatus::Partial
-        } else {
-            GameStatus::Complete
-        },
+        status,
         moves,
         entries,
         cells_used: end,

@@ -76,50 +76,89 @@ pub trait MovePrior: Send + Sync {
 }
 
 /// The decoder's default beam width. Chosen on data outside validation (HCS training
-/// pages, train-font Russian and Polish sheets): 64 / 256 / 1024 / 4096 kept 92.02 /
-/// 92.11 / 92.37 / 92.43% of HCS training cells right, and 64 / 256 / 1024 kept 98.05 /
-/// 99.43 / 99.39% of Polish plies. With [`DecodeParams::expand_margin`] it decodes an HCS page in
-/// 105 ms on one core, against 37 ms at 64 (`read_bench --stages`).
+/// pages, train-font Russian and Polish sheets): within 0.06 points of 4096 on HCS
+/// training cells, and as good on Polish plies as any width past 256. With
+/// [`SearchParams::expand_margin`] it decodes an HCS page in about 105 ms on one core.
 pub const DEFAULT_BEAM_WIDTH: usize = 1024;
 
-/// How the decoder searches and when it asks for review.
-#[derive(Clone)]
+/// How the decoder searches, what its escapes cost, how it reads cells and notations,
+/// and when it asks for review: one group per concern, each with its own defaults.
+#[derive(Clone, Default)]
 pub struct DecodeParams {
+    /// The beam search over legal positions: its width and what it prunes.
+    pub search: SearchParams,
+    /// The costs of the escapes for cells no legal move explains (skip, duplicate,
+    /// replace, assume) and the beam room they may take.
+    pub escapes: EscapeParams,
+    /// How a cell's reading is weighed, and the sheet's notation (given or detected).
+    pub reading: ReadingParams,
+    /// What the entries report: confidence, review flags and the written form shown.
+    pub review: ReviewParams,
+    /// Optional move prior; `None` weighs all legal moves alike.
+    pub prior: Option<Arc<dyn MovePrior>>,
+    /// Writer adaptation (see [`adapt`]): the sheet is decoded a second time with the
+    /// glyph confusions of its hand, learnt from the first decode, undone. `None`
+    /// decodes once with the reader's probabilities as they are. The default: on,
+    /// chosen on the HCS training pages and train-font Russian and Polish sheets,
+    /// plain and blurred.
+    pub adapt: Option<Adaptation>,
+    /// Cells fixed by a human: cell index -> English SAN. The decoder plays exactly
+    /// that move there and re-decodes everything around it.
+    pub locked: BTreeMap<usize, String>,
+}
+
+/// The beam search over legal positions.
+#[derive(Clone, Debug)]
+pub struct SearchParams {
     /// Partial games kept after each cell.
     pub beam_width: usize,
     /// Beam entries more than this many nats behind the best are not extended (except
-    /// at a locked cell). Chosen with the 1024 beam on the HCS training pages and
-    /// train-font sheets: 10 kept every figure of no margin there in a third of the
-    /// decoding time; 6 lost 0.3 points.
+    /// at a locked cell).
     pub expand_margin: f32,
-    /// The sheet's notation; `None` detects it (the notation whose best game explains
-    /// the sheet best).
-    pub notation: Option<Notation>,
-    /// The notation the form's printed headings suggest (`Weiß | Schwarz`: German),
-    /// when `notation` is detected: it starts [`DecodeParams::form_prior`] nats ahead
-    /// of the others. The pipeline fills it in from the page.
-    pub form_notation: Option<Notation>,
-    /// The head start of `form_notation`, in nats: less than one glyph read clearly
-    /// against it costs (4 to 6 nats, see `written_floor`), so that the handwriting
-    /// decides wherever one cell tells the notations apart (a Russian form filled in
-    /// English letters), and the form where nothing does (a German and a Polish sheet
-    /// agree on `S` and `K`; pawn moves read alike in every notation).
-    pub form_prior: f32,
-    /// A glyph's log-probability in a frame counts as at least this many nats below
-    /// the frame's best (readers are overconfident: one misread glyph must not rule a
-    /// move out).
-    pub read_floor: f32,
-    /// Cost (nats) of skipping a cell that is not blank.
+    /// At most this many moves read from a cell per beam entry (the best ones): a
+    /// cell rarely supports more than a few, the rest are noise-level floods.
+    pub reads_per_parent: usize,
+    /// The beam keeps, for each of this many recent cells (at most 8) and each move
+    /// some line played there, the best such line ...
+    pub diversity_window: usize,
+    /// ... when it is within this many nats of the best line ...
+    pub diversity_margin: f32,
+    /// ... and up to this many such lines (each the best child of its beam entry).
+    pub diversity_keep: usize,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            // See `DEFAULT_BEAM_WIDTH`.
+            beam_width: DEFAULT_BEAM_WIDTH,
+            // With the 1024 beam on HCS training pages and train-font sheets: every figure
+            // of no margin in a third of the time; 6 lost 0.3 points.
+            expand_margin: 10.0,
+            // Tried again at the 1024 beam with the other escape and search settings: no
+            // value moved HCS training cells right by more than 0.12 points.
+            reads_per_parent: 6,
+            // The whole window the beam tracks (`WINDOW`); tried again at the 1024 beam
+            // with the other settings (within 0.12 points).
+            diversity_window: 8,
+            // Tried again at the 1024 beam with the other settings (within 0.12 points).
+            diversity_margin: 15.0,
+            // Tried again at the 1024 beam with the other settings (within 0.12 points).
+            diversity_keep: 3,
+        }
+    }
+}
+
+/// The escapes: what a cell that no legal move explains may become, and at what cost
+/// (nats, against the cell's total mass).
+#[derive(Clone, Debug)]
+pub struct EscapeParams {
+    /// Cost of skipping a cell that is not blank.
     pub skip_penalty: f32,
     /// Cost of skipping the game's last inked cell, when it is less than `skip_penalty`:
     /// a cell after which no move follows is as often a word (`resigns`, `Mate`), a
     /// result or a scribble as a move, and a move put there that the cell does not
-    /// show has no later cell to confirm it. On the 143 HCS pages outside the
-    /// validation split, 14 games end in a move their last cell does not show with 10
-    /// (none right: most on cells holding `resign`, `resigned`, `Mate` or a scribble);
-    /// 8 gives 10, dropping 7 moves put on such cells and one wrong move, none read
-    /// right there nor on 198 synthetic pages (6 also lost a mating move there, and an
-    /// `a8=Q` read `a8-O` on a synthetic page).
+    /// show has no later cell to confirm it.
     pub final_skip_penalty: f32,
     /// Cost of skipping a blank cell inside the game (a shifted row).
     pub blank_penalty: f32,
@@ -138,22 +177,100 @@ pub struct DecodeParams {
     pub insert_gate: f32,
     /// At most this many beam entries (the best ones) consider unwritten moves per cell.
     pub insert_parents: usize,
-    /// Share of the beam that replaced or assumed moves may take (they come in
-    /// dozens of equally likely variants and would crowd out real alternatives).
-    pub escape_share: f32,
-    /// At most this many moves read from a cell per beam entry (the best ones): a
-    /// cell rarely supports more than a few, the rest are noise-level floods.
-    pub reads_per_parent: usize,
     /// At most this many "unwritten move, then this cell's move" candidates per beam
     /// entry and cell (one per move the cell may show, the best ones).
     pub escapes_per_parent: usize,
-    /// The beam keeps, for each of this many recent cells (at most 8) and each move
-    /// some line played there, the best such line ...
-    pub diversity_window: usize,
-    /// ... when it is within this many nats of the best line ...
-    pub diversity_margin: f32,
-    /// ... and up to this many such lines (each the best child of its beam entry).
-    pub diversity_keep: usize,
+    /// Share of the beam that replaced or assumed moves may take (they come in
+    /// dozens of equally likely variants and would crowd out real alternatives).
+    pub escape_share: f32,
+}
+
+impl Default for EscapeParams {
+    fn default() -> Self {
+        EscapeParams {
+            // Tried again at the 1024 beam with the other costs: no value moved HCS
+            // training cells right by more than 0.12 points.
+            skip_penalty: 10.0,
+            // On the HCS pages outside validation and synthetic pages: drops moves put on
+            // `resign`, `Mate` or scribbled cells, no right one (6 lost a mating move).
+            final_skip_penalty: 8.0,
+            // Set with the first decoder; not measured on its own since.
+            blank_penalty: 2.0,
+            // Set with the first decoder; not measured on its own since.
+            duplicate_penalty: 3.5,
+            // Tried again at the 1024 beam with the other costs (within 0.12 points).
+            replace_penalty: 3.5,
+            // Set with the first decoder; not measured on its own since.
+            replace_temper: 0.3,
+            // Tried again at the 1024 beam with the other costs (within 0.12 points).
+            insert_penalty: 4.5,
+            // Set with the first decoder; not measured on its own since.
+            insert_gate: 2.0,
+            // Set with the first decoder; not measured on its own since.
+            insert_parents: 4,
+            // Tried again at the 1024 beam with the other settings (within 0.12 points).
+            escapes_per_parent: 4,
+            // Tried again at the 1024 beam with the other settings (within 0.12 points).
+            escape_share: 0.5,
+        }
+    }
+}
+
+/// How a cell's reading is weighed, and the sheet's notation.
+#[derive(Clone, Debug)]
+pub struct ReadingParams {
+    /// A glyph's log-probability in a frame counts as at least this many nats below
+    /// the frame's best (readers are overconfident: one misread glyph must not rule a
+    /// move out).
+    pub read_floor: f32,
+    /// The sheet's notation; `None` detects it (the notation whose best game explains
+    /// the sheet best).
+    pub notation: Option<Notation>,
+    /// The notation the form's printed headings suggest (`Weiß | Schwarz`: German),
+    /// when `notation` is detected: it starts [`ReadingParams::form_prior`] nats ahead
+    /// of the others. The pipeline fills it in from the page.
+    pub form_notation: Option<Notation>,
+    /// The head start of `form_notation`, in nats: less than one glyph read clearly
+    /// against it costs (4 to 6 nats, see [`ReviewParams::written_floor`]), so that the
+    /// handwriting decides wherever one cell tells the notations apart (a Russian form
+    /// filled in English letters), and the form where nothing does (a German and a
+    /// Polish sheet agree on `S` and `K`; pawn moves read alike in every notation).
+    pub form_prior: f32,
+    /// Beam width of the first pass that compares notations when `notation` is `None`
+    /// (a pass that looks for no unwritten moves: a notation that does not fit the
+    /// sheet would try one at nearly every cell) ...
+    pub auto_beam_width: usize,
+    /// ... over this many first cells.
+    pub auto_cells: usize,
+    /// Notations whose first-pass score is within this many nats of the best are
+    /// each decoded in full, and the one that explains the whole sheet best is kept.
+    pub auto_margin: f32,
+}
+
+impl Default for ReadingParams {
+    fn default() -> Self {
+        ReadingParams {
+            // See `ctc::DEFAULT_FLOOR`.
+            read_floor: ctc::DEFAULT_FLOOR,
+            // Detected from the sheet.
+            notation: None,
+            // Filled in by the pipeline from the page.
+            form_notation: None,
+            // Less than one glyph read clearly against the form (4 to 6 nats).
+            form_prior: 3.0,
+            // Set with the first decoder; not measured on its own since.
+            auto_beam_width: 8,
+            // 24 rather than 40: faster, with notation and ply figures unchanged.
+            auto_cells: 24,
+            // Set with the first decoder; not measured on its own since.
+            auto_margin: 10.0,
+        }
+    }
+}
+
+/// What the entries report: confidence, review flags and the written form shown.
+#[derive(Clone, Debug)]
+pub struct ReviewParams {
     /// A move whose confidence is below this is flagged for review.
     pub review_below: f32,
     /// Maps the beam's share of a move to the probability that the cell is read
@@ -164,79 +281,34 @@ pub struct DecodeParams {
     /// comes within this many nats of the cell's best reading. Otherwise, when the
     /// cell reads as another move (a player's slip such as `Nf3` for Black's `Nf6`,
     /// or a misread glyph: each costs 4-6 nats), the entry gets no `written` form,
-    /// only its `read`, and is flagged for review. Chosen on the HCS training pages
-    /// (3.5 of 3-6: most cells right there).
+    /// only its `read`, and is flagged for review.
     pub written_floor: f32,
     /// Of a move's written forms, the one the cell shows is the best-scoring, less
     /// this many nats for a form with more or less disambiguation than SAN needs
     /// (`Rc8` for `Rac8`, `Ngf3` for `Nf3`): the reader often misses a small origin glyph
     /// players did write. Only the form shown changes (not the move, its confidence or
-    /// flag, nor what writer adaptation learns). Chosen on the HCS training pages
-    /// (0 / 0.5 / 1 / 2 / 4 nats: 8776 / 8782 / 8784 / 8784 / 8706 of 9500 cells right).
+    /// flag, nor what writer adaptation learns).
     pub form_penalty: f32,
     /// The writer's style in the form shown: when most of a sheet's cells are best
     /// read in long form (`Лd1d5`, `e2-e4`), a long form is worth this weight times
     /// the log-odds of long to short forms on the sheet, in nats. Only the form shown
-    /// changes, as with `form_penalty`. Chosen on 72 train-font Russian and 72 Polish
-    /// sheets (0 / 0.5 / 1 / 2: Russian cells right 98.14 / 98.27 / 98.36 / 98.34%,
-    /// Polish 97.65 / 97.67 / 97.67 / 97.65%).
+    /// changes, as with `form_penalty`.
     pub long_style: f32,
-    /// Cells fixed by a human: cell index -> English SAN. The decoder plays exactly
-    /// that move there and re-decodes everything around it.
-    pub locked: BTreeMap<usize, String>,
-    /// Optional move prior; `None` weighs all legal moves alike.
-    pub prior: Option<Arc<dyn MovePrior>>,
-    /// Beam width of the first pass that compares notations when `notation` is `None`
-    /// (a pass that looks for no unwritten moves: a notation that does not fit the
-    /// sheet would try one at nearly every cell) ...
-    pub auto_beam_width: usize,
-    /// ... over this many first cells.
-    pub auto_cells: usize,
-    /// Notations whose first-pass score is within this many nats of the best are
-    /// each decoded in full, and the one that explains the whole sheet best is kept.
-    pub auto_margin: f32,
-    /// Writer adaptation (see [`adapt`]): the sheet is decoded a second time with the
-    /// glyph confusions of its hand, learnt from the first decode, undone. `None`
-    /// decodes once with the reader's probabilities as they are. Chosen on the HCS
-    /// training pages and train-font Russian and Polish sheets, plain and blurred.
-    pub adapt: Option<Adaptation>,
 }
 
-impl Default for DecodeParams {
+impl Default for ReviewParams {
     fn default() -> Self {
-        DecodeParams {
-            beam_width: DEFAULT_BEAM_WIDTH,
-            expand_margin: 10.0,
-            notation: None,
-            form_notation: None,
-            form_prior: 3.0,
-            read_floor: ctc::DEFAULT_FLOOR,
-            skip_penalty: 10.0,
-            final_skip_penalty: 8.0,
-            blank_penalty: 2.0,
-            duplicate_penalty: 3.5,
-            replace_penalty: 3.5,
-            replace_temper: 0.3,
-            insert_penalty: 4.5,
-            insert_gate: 2.0,
-            insert_parents: 4,
-            escape_share: 0.5,
-            reads_per_parent: 6,
-            escapes_per_parent: 4,
-            diversity_window: 8,
-            diversity_margin: 15.0,
-            diversity_keep: 3,
+        ReviewParams {
+            // Set with the first decoder; a calibrated model brings its own threshold.
             review_below: 0.8,
+            // Filled in by the pipeline from the model manifest.
             calibration: None,
+            // On the HCS training pages (3 to 6 tried: most cells right at 3.5).
             written_floor: 3.5,
+            // On the HCS training pages (0 / 0.5 / 1 / 2 / 4 nats tried: 1 and 2 best).
             form_penalty: 1.0,
+            // On train-font Russian and Polish sheets (0 / 0.5 / 1 / 2 tried: 1 best).
             long_style: 1.0,
-            locked: BTreeMap::new(),
-            prior: None,
-            auto_beam_width: 8,
-            auto_cells: 24,
-            auto_margin: 10.0,
-            adapt: Some(Adaptation::default()),
         }
     }
 }
@@ -244,36 +316,13 @@ impl Default for DecodeParams {
 impl fmt::Debug for DecodeParams {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DecodeParams")
-            .field("beam_width", &self.beam_width)
-            .field("expand_margin", &self.expand_margin)
-            .field("notation", &self.notation)
-            .field("read_floor", &self.read_floor)
-            .field("skip_penalty", &self.skip_penalty)
-            .field("final_skip_penalty", &self.final_skip_penalty)
-            .field("blank_penalty", &self.blank_penalty)
-            .field("duplicate_penalty", &self.duplicate_penalty)
-            .field("replace_penalty", &self.replace_penalty)
-            .field("replace_temper", &self.replace_temper)
-            .field("insert_penalty", &self.insert_penalty)
-            .field("insert_gate", &self.insert_gate)
-            .field("insert_parents", &self.insert_parents)
-            .field("escape_share", &self.escape_share)
-            .field("reads_per_parent", &self.reads_per_parent)
-            .field("escapes_per_parent", &self.escapes_per_parent)
-            .field("diversity_window", &self.diversity_window)
-            .field("diversity_margin", &self.diversity_margin)
-            .field("diversity_keep", &self.diversity_keep)
-            .field("review_below", &self.review_below)
-            .field("calibration", &self.calibration)
-            .field("written_floor", &self.written_floor)
-            .field("form_penalty", &self.form_penalty)
-            .field("long_style", &self.long_style)
-            .field("locked", &self.locked)
+            .field("search", &self.search)
+            .field("escapes", &self.escapes)
+            .field("reading", &self.reading)
+            .field("review", &self.review)
             .field("prior", &self.prior.as_ref().map(|_| "dyn MovePrior"))
-            .field("auto_beam_width", &self.auto_beam_width)
-            .field("auto_cells", &self.auto_cells)
-            .field("auto_margin", &self.auto_margin)
             .field("adapt", &self.adapt)
+            .field("locked", &self.locked)
             .finish()
     }
 }
@@ -296,9 +345,10 @@ pub enum EntryKind {
     Locked,
 }
 
-/// A runner-up for an entry.
+/// A runner-up for an entry: another legal move the beam weighed for its cell (the
+/// report writes it as a [`crate::report::Alternative`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Alternative {
+pub struct RunnerUp {
     /// English SAN (long algebraic when the move comes from another line).
     pub san: String,
     pub confidence: f32,
@@ -316,18 +366,18 @@ pub struct Entry {
     /// English SAN (with `+`/`#`) of the decoded legal move.
     pub san: Option<String>,
     /// The written form of that move (sheet notation, real letters) that best explains
-    /// the cell, preferring the disambiguation SAN needs ([`DecodeParams::form_penalty`]);
+    /// the cell, preferring the disambiguation SAN needs ([`ReviewParams::form_penalty`]);
     /// `None` when the cell does not show the move (no form comes within
-    /// [`DecodeParams::written_floor`] of the cell's best reading).
+    /// [`ReviewParams::written_floor`] of the cell's best reading).
     pub written: Option<String>,
     /// The written form that scores best on the cell with no preference among forms
-    /// (see [`DecodeParams::form_penalty`]): what writer adaptation pairs with the
+    /// (see [`ReviewParams::form_penalty`]): what writer adaptation pairs with the
     /// reading. `None` with `written`.
     pub best_form: Option<String>,
     /// What the cell reads, unconstrained by legality, in English letters.
     pub read: String,
     /// Posterior probability of this entry's move (or of the skip) among the beam's
-    /// alternatives for this cell, in [0, 1]; with [`DecodeParams::calibration`], that
+    /// alternatives for this cell, in [0, 1]; with [`ReviewParams::calibration`], that
     /// share mapped to the probability that the cell is read right.
     pub confidence: f32,
     /// The beam's share of this entry's move (or skip) as it came, before any
@@ -343,7 +393,7 @@ pub struct Entry {
     /// for an entry that reads no move from its cell (skipped, replaced, assumed).
     pub cell_p: Option<f32>,
     /// Other legal moves weighed here, best first.
-    pub alternatives: Vec<Alternative>,
+    pub alternatives: Vec<RunnerUp>,
 }
 
 impl Entry {
@@ -473,10 +523,8 @@ impl Decoder {
             })
             .collect();
         let adapted_refs: Vec<&[CellScores]> = adapted.iter().map(Vec::as_slice).collect();
-        let params = DecodeParams {
-            notation: Some(first.notation),
-            ..self.params.clone()
-        };
+        let mut params = self.params.clone();
+        params.reading.notation = Some(first.notation);
         let mut second = beam::decode(&self.alphabet, &params, &adapted_refs);
         second.notation_scores = first.notation_scores;
         second

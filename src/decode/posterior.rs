@@ -54,46 +54,8 @@ pub(crate) struct SheetPosterior {
 impl SheetPosterior {
     pub(crate) fn new(trace: &Trace) -> SheetPosterior {
         let steps = trace.steps.len();
-        // The best line's score at each cell (its nodes record it) and its decision
-        // there (0 below, and nothing above it).
-        let mut reference: Vec<Option<f64>> = vec![None; steps];
-        let mut chosen: Vec<Option<Option<Move>>> = vec![None; steps];
-        let mut node = trace.best_hist;
-        while node != 0 {
-            let h = &trace.hist[node as usize];
-            if let Some(r) = reference.get_mut(h.step as usize) {
-                r.get_or_insert(h.score);
-            }
-            if let Node::Entry { kind, mv, .. } = h.node
-                && kind != super::EntryKind::Assumed
-                && let Some(c) = chosen.get_mut(h.step as usize)
-            {
-                c.get_or_insert(mv);
-            }
-            node = h.parent;
-        }
-        let reference: Vec<f64> = reference
-            .iter()
-            .zip(&trace.steps)
-            .map(|(r, rec)| r.or(rec.first().map(|c| c.score)).unwrap_or(0.0))
-            .collect();
-
-        // The last word on every history node: the latest candidate descending from it.
-        let mut word = vec![Word::NONE; trace.hist.len()];
-        for (j, recorded) in trace.steps.iter().enumerate() {
-            for r in recorded {
-                let w = Word {
-                    step: j as u32,
-                    rel: r.score - reference[j],
-                };
-                let slot = &mut word[r.parent_hist as usize];
-                *slot = slot.later(w);
-            }
-        }
-        for id in (1..trace.hist.len()).rev() {
-            let parent = trace.hist[id].parent as usize;
-            word[parent] = word[parent].later(word[id]);
-        }
+        let (reference, chosen) = best_line_at_cells(trace);
+        let word = last_words(trace, &reference);
 
         let mut cells: Vec<HashMap<Option<Move>, Word, FxBuild>> =
             (0..steps).map(|_| HashMap::default()).collect();
@@ -175,4 +137,53 @@ impl SheetPosterior {
         others.truncate(max);
         (confidence.clamp(0.0, 1.0), others)
     }
+}
+
+/// The best line's score at each cell (its nodes record it; the cell's best
+/// candidate where they do not) and its decision there (none for an assumed move).
+fn best_line_at_cells(trace: &Trace) -> (Vec<f64>, Vec<Option<Option<Move>>>) {
+    let steps = trace.steps.len();
+    let mut reference: Vec<Option<f64>> = vec![None; steps];
+    let mut chosen: Vec<Option<Option<Move>>> = vec![None; steps];
+    let mut node = trace.best_hist;
+    while node != 0 {
+        let h = &trace.hist[node as usize];
+        if let Some(r) = reference.get_mut(h.step as usize) {
+            r.get_or_insert(h.score);
+        }
+        if let Node::Entry { kind, mv, .. } = h.node
+            && kind != super::EntryKind::Assumed
+            && let Some(c) = chosen.get_mut(h.step as usize)
+        {
+            c.get_or_insert(mv);
+        }
+        node = h.parent;
+    }
+    let reference: Vec<f64> = reference
+        .iter()
+        .zip(&trace.steps)
+        .map(|(r, rec)| r.or(rec.first().map(|c| c.score)).unwrap_or(0.0))
+        .collect();
+    (reference, chosen)
+}
+
+/// The last word on every history node: the latest candidate descending from it,
+/// relative to the best line's score at that cell.
+fn last_words(trace: &Trace, reference: &[f64]) -> Vec<Word> {
+    let mut word = vec![Word::NONE; trace.hist.len()];
+    for (j, recorded) in trace.steps.iter().enumerate() {
+        for r in recorded {
+            let w = Word {
+                step: j as u32,
+                rel: r.score - reference[j],
+            };
+            let slot = &mut word[r.parent_hist as usize];
+            *slot = slot.later(w);
+        }
+    }
+    for id in (1..trace.hist.len()).rev() {
+        let parent = trace.hist[id].parent as usize;
+        word[parent] = word[parent].later(word[id]);
+    }
+    word
 }

@@ -10,7 +10,7 @@
 //! clearly better than any other language's (French and Spanish forms included, which
 //! name no notation of ours) and not far below the reader's own best reading.
 //! The decoder then gives that notation a small head start
-//! ([`crate::decode::DecodeParams::form_prior`]): the handwriting still decides when
+//! ([`crate::decode::ReadingParams::form_prior`]): the handwriting still decides when
 //! the two disagree (a Russian form filled in English letters).
 //!
 //! The thresholds below were chosen on generated forms in the four languages, French
@@ -239,7 +239,7 @@ mod tests {
         let a = model_alphabet();
         let sim = Simulator::new(&a, NoiseModel::default(), Mistakes::none());
         let cell = sim.cell("BLACK", &mut Rng::new(3));
-        let floor = crate::decode::DecodeParams::default().read_floor;
+        let floor = crate::decode::DecodeParams::default().reading.read_floor;
         let (pruned, unpruned) = (
             CellScorer::new(&cell, &a, floor),
             CellScorer::new(&cell, &a, floor).unpruned(),

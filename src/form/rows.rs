@@ -111,7 +111,7 @@ fn heading_rows(
     decode: &DecodeParams,
 ) -> usize {
     let mut params = decode.clone();
-    params.beam_width = params.beam_width.min(16);
+    params.search.beam_width = params.search.beam_width.min(16);
     params.adapt = None;
     let mut decoder = Decoder::new(model.alphabet(), params.clone());
     // Every choice decodes the cells up to the same end, the rows it keeps: a row
@@ -126,13 +126,9 @@ fn heading_rows(
         let decoded = decoder.decode(&scores[2 * k..end]);
         if k == 0 {
             // The notation the opening shows is kept for the other choices.
-            decoder = Decoder::new(
-                model.alphabet(),
-                DecodeParams {
-                    notation: Some(decoded.notation),
-                    ..params.clone()
-                },
-            );
+            let mut found = params.clone();
+            found.reading.notation = Some(decoded.notation);
+            decoder = Decoder::new(model.alphabet(), found);
         }
         let score = decoded.log_likelihood - HEADER_ROW_GAIN * k as f64;
         // Rows are dropped only for a table read as moves below them: where the

@@ -73,7 +73,7 @@ pub(super) fn result_in_last_move(
     copies: &[CopyRead],
     model: &mut dyn CellModel,
 ) -> Result<Option<ResultInLastMove>, SheetError> {
-    let floor = params.decode.read_floor;
+    let floor = params.decode.reading.read_floor;
     let plain: Vec<&[CellScores]> = copies.iter().map(|c| c.scores.as_slice()).collect();
     if let Some(cell) = result::result_in_last_move(decoded, &plain, model.alphabet(), floor) {
         return Ok(Some((cell, vec![None; copies.len()])));
@@ -212,7 +212,7 @@ fn marked_results(
         let (Some(page), Some(grid)) = (copy.pages.last(), copy.grids.last()) else {
             continue;
         };
-        let floor = params.decode.read_floor;
+        let floor = params.decode.reading.read_floor;
         let m = result_box::marked_result(&page.image, grid, model, floor).map_err(|source| {
             SheetError::Model {
                 path: source_name(&page.source, page.index),
@@ -236,7 +236,7 @@ fn written_results(
     copies: &[CopyRead],
     model: &mut dyn CellModel,
 ) -> Result<Vec<result::WrittenResult>, SheetError> {
-    let floor = params.decode.read_floor;
+    let floor = params.decode.reading.read_floor;
     let mut found = Vec::new();
     for copy in copies {
         let used = copy.scores.len();

@@ -31,8 +31,8 @@ pub struct PipelineParams {
     /// How Das sheets are read.
     pub das: DasParams,
     /// The review threshold a user chose. None: the one calibrated with the model
-    /// (its manifest's `calibration`), or [`DecodeParams::review_below`] for a model
-    /// without calibration.
+    /// (its manifest's `calibration`), or [`crate::decode::ReviewParams::review_below`]
+    /// for a model without calibration.
     pub review_below: Option<f32>,
 }
 
@@ -63,7 +63,7 @@ impl PipelineParams {
     /// scale, review threshold), the notation left to detection.
     pub fn for_settings(s: &ReadSettings) -> PipelineParams {
         let mut params = PipelineParams::default();
-        params.decode.beam_width = s.beam.max(1);
+        params.decode.search.beam_width = s.beam.max(1);
         params.review_below = s.review_below.map(|p| p.clamp(0.0, 1.0));
         if s.one_pass {
             params.decode.adapt = None;

@@ -287,15 +287,15 @@ impl Pipeline {
     ) -> Decoder {
         let mut params = self.params.decode.clone();
         params.locked = options.locked.clone();
-        params.form_notation = form;
-        if params.calibration.is_none()
+        params.reading.form_notation = form;
+        if params.review.calibration.is_none()
             && let Some(cal) = model.calibration()
         {
-            params.review_below = cal.review_below;
-            params.calibration = Some(cal.clone());
+            params.review.review_below = cal.review_below;
+            params.review.calibration = Some(cal.clone());
         }
         if let Some(p) = self.params.review_below {
-            params.review_below = p;
+            params.review.review_below = p;
         }
         Decoder::new(model.alphabet(), params)
     }
@@ -311,11 +311,11 @@ impl Pipeline {
         grid: &Grid,
         model: &mut dyn CellModel,
     ) -> Result<Option<Notation>, SheetError> {
-        if self.params.decode.notation.is_some() || self.params.decode.form_prior <= 0.0 {
+        let reading = &self.params.decode.reading;
+        if reading.notation.is_some() || reading.form_prior <= 0.0 {
             return Ok(None);
         }
-        heading::form_notation(page, grid, model, self.params.decode.read_floor)
-            .map_err(model_error(page))
+        heading::form_notation(page, grid, model, reading.read_floor).map_err(model_error(page))
     }
 
     /// Number of leading cells of a table worth reading: up to the last inked (or

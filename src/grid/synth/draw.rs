@@ -3,12 +3,13 @@
 
 use crate::grid::overlay::DIGITS;
 
-/// Small deterministic generator (xorshift64*).
-pub struct Rng(u64);
+/// Small deterministic generator (xorshift64*); not the SplitMix64 `notation::Rng`
+/// of the simulators, which draws other numbers.
+pub struct XorShiftRng(u64);
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+impl XorShiftRng {
+    pub fn new(seed: u64) -> XorShiftRng {
+        XorShiftRng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
     pub fn next(&mut self) -> f32 {
         self.0 ^= self.0 >> 12;
@@ -92,7 +93,7 @@ impl Canvas {
     }
 
     /// Pseudo handwriting or print: a zigzag of `n` strokes across the box.
-    pub fn scribble(&mut self, rng: &mut Rng, b: [f32; 4], thick: f32, v: f32, n: usize) {
+    pub fn scribble(&mut self, rng: &mut XorShiftRng, b: [f32; 4], thick: f32, v: f32, n: usize) {
         let [x0, y0, x1, y1] = b;
         let mut p = (x0, rng.range(y0, y1));
         for i in 1..=n {

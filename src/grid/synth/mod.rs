@@ -11,7 +11,7 @@ use shakmaty::Color;
 
 mod draw;
 
-use draw::{Canvas, Rng, apply, bilinear, homography};
+use draw::{Canvas, XorShiftRng, apply, bilinear, homography};
 
 /// Where the move numbers are printed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -176,7 +176,7 @@ pub struct SynthPage {
 
 /// Draws `form` flat, distorts it and returns the image with the true cell corners.
 pub fn render(form: &Form, d: &Distortion) -> SynthPage {
-    let mut rng = Rng::new(d.seed);
+    let mut rng = XorShiftRng::new(d.seed);
     let (w, h) = (form.width as usize, form.height as usize);
     let mut c = Canvas {
         w,
@@ -269,7 +269,7 @@ struct BlockX {
 /// dark band over Black); returns where its columns lie.
 fn block_rules(
     c: &mut Canvas,
-    rng: &mut Rng,
+    rng: &mut XorShiftRng,
     form: &Form,
     d: &Distortion,
     at: &Layout,
@@ -381,7 +381,7 @@ fn block_rules(
 #[allow(clippy::too_many_arguments)]
 fn block_rows(
     c: &mut Canvas,
-    rng: &mut Rng,
+    rng: &mut XorShiftRng,
     form: &Form,
     d: &Distortion,
     at: &Layout,
@@ -445,7 +445,7 @@ fn block_rows(
 }
 
 /// Draws labelled lines above the table (event, date, names), and a rule under them.
-fn fields(c: &mut Canvas, rng: &mut Rng, at: &Layout) {
+fn fields(c: &mut Canvas, rng: &mut XorShiftRng, at: &Layout) {
     let Layout {
         left,
         top,
@@ -473,7 +473,7 @@ fn fields(c: &mut Canvas, rng: &mut Rng, at: &Layout) {
 
 /// Draws print below the table (signature lines), and with the form's fields a box
 /// round it.
-fn footer(c: &mut Canvas, rng: &mut Rng, form: &Form, at: &Layout) {
+fn footer(c: &mut Canvas, rng: &mut XorShiftRng, form: &Form, at: &Layout) {
     let Layout {
         left,
         right,
@@ -521,7 +521,7 @@ fn footer(c: &mut Canvas, rng: &mut Rng, form: &Form, at: &Layout) {
 #[allow(clippy::too_many_arguments)]
 fn rules(
     c: &mut Canvas,
-    rng: &mut Rng,
+    rng: &mut XorShiftRng,
     d: &Distortion,
     a: (f32, f32),
     b: (f32, f32),
@@ -543,7 +543,7 @@ fn rules(
 
 /// Maps the flat canvas through rotation + perspective (+ 180 degrees) onto a canvas
 /// holding all of it, then applies paper tone, shadow and noise.
-fn warp(c: Canvas, d: &Distortion, rng: &mut Rng, mut cells: Vec<TrueCell>) -> SynthPage {
+fn warp(c: Canvas, d: &Distortion, rng: &mut XorShiftRng, mut cells: Vec<TrueCell>) -> SynthPage {
     let (fw, fh) = (c.w as f32, c.h as f32);
     let (cx, cy) = (fw / 2.0, fh / 2.0);
     let (sin, cos) = d.rotate_deg.to_radians().sin_cos();
