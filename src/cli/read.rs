@@ -470,7 +470,8 @@ fn read_one(
     batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
-    let pages = match load_pages(&input.path, &pipeline.params().page) {
+    // A PDF page without an image fails alone; the file's other pages are read.
+    let pages = match scoresheet::page::load_page_results(&input.path, &pipeline.params().page) {
         Ok(p) => p,
         Err(e) => {
             o.errors.push(e.to_string());
@@ -479,6 +480,13 @@ fn read_one(
     };
     let what = input.path.display().to_string();
     for page in pages {
+        let page = match page {
+            Ok(page) => page,
+            Err(e) => {
+                o.errors.push(e.to_string());
+                continue;
+            }
+        };
         let stem = if page.index == 0 {
             input.stem.clone()
         } else {
