@@ -126,12 +126,12 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let mut paths = args.paths.clone();
     paths.extend(args.pair.iter().cloned());
     paths.extend(args.continued.iter().cloned());
-    let (inputs, missing) = inputs::collect(&paths);
-    for e in &missing {
+    let (inputs, missing, skipped) = inputs::collect(&paths);
+    for e in missing.iter().chain(&skipped) {
         diag(e);
     }
     if inputs.is_empty() && missing.is_empty() {
-        diag("no png, jpeg or tiff files found in the given paths");
+        diag("no png, jpeg, tiff or pdf files found in the given paths");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     if let Some(dir) = &args.out {
