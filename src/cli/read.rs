@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use scoresheet::{
     CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
-    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_pages, to_pgn,
-    write_atomic,
+    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_page_results,
+    load_pages, to_pgn, write_atomic,
 };
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
@@ -471,7 +471,7 @@ fn read_one(
 ) -> Outcome {
     let mut o = new_outcome();
     // A PDF page without an image fails alone; the file's other pages are read.
-    let pages = match scoresheet::page::load_page_results(&input.path, &pipeline.params().page) {
+    let pages = match load_page_results(&input.path, &pipeline.params().page) {
         Ok(p) => p,
         Err(e) => {
             o.errors.push(e.to_string());
