@@ -95,7 +95,7 @@ fn decode_images(
     match format {
         ImageFormat::Tiff => decode_tiff(bytes, path, params),
         ImageFormat::Png | ImageFormat::Jpeg => {
-            decode_single(bytes, format, path, params).map(|g| vec![g])
+            decode_single(bytes, format, path, params, true).map(|g| vec![g])
         }
         other => Err(PageError::Unsupported {
             path: path.into(),
@@ -148,11 +148,13 @@ fn limits(params: &PageParams) -> image::Limits {
     limits
 }
 
+/// Decodes a PNG or JPEG, turned by its EXIF orientation when `exif`.
 pub(super) fn decode_single(
     bytes: &[u8],
     format: ImageFormat,
     path: &Path,
     params: &PageParams,
+    exif: bool,
 ) -> Result<GrayImage, PageError> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
     reader.no_limits();
@@ -167,9 +169,10 @@ pub(super) fn decode_single(
     if format == ImageFormat::Jpeg {
         check_jpeg_complete(bytes, path)?;
     }
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let orientation = match decoder.orientation() {
+        Ok(o) if exif => o,
+        _ => image::metadata::Orientation::NoTransforms,
+    };
     let mut image = DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, e))?;
     image.apply_orientation(orientation);
     Ok(image.into_luma8())

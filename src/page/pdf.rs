@@ -92,11 +92,8 @@ fn page_image(
     params: &PageParams,
 ) -> PageImage {
     let mut images = Vec::new();
-    if let Some(resources) = doc
-        .get_dictionary(page)
-        .ok()
-        .and_then(|d| resources(doc, d))
-    {
+    let page_dict = doc.get_dictionary(page).ok();
+    if let Some(resources) = page_dict.and_then(|d| resources(doc, d)) {
         collect_images(doc, resources, 0, &mut HashSet::new(), &mut images);
     }
     // A scanner puts one image on a page; where there are more (a logo, a stamp, a
@@ -114,7 +111,13 @@ fn page_image(
     let named = page_path(path, index);
     check_size(&named, width, height, params)?;
     let image = decode_image(doc, stream, width, height, &named, params)?;
-    Ok(image)
+    // A scanner stores a sideways sheet as scanned and turns the page for display.
+    Ok(match page_dict.map_or(0, |d| rotation(doc, d)) {
+        90 => image::imageops::rotate90(&image),
+        180 => image::imageops::rotate180(&image),
+        270 => image::imageops::rotate270(&image),
+        _ => image,
+    })
 }
 
 fn deref<'a>(doc: &'a Document, object: &'a Object) -> &'a Object {
@@ -135,17 +138,30 @@ fn int_at(doc: &Document, dict: &Dictionary, key: &[u8]) -> Option<i64> {
         .and_then(|o| o.as_i64().ok())
 }
 
-/// The page's resources, or those it inherits from the page tree.
-fn resources<'a>(doc: &'a Document, mut node: &'a Dictionary) -> Option<&'a Dictionary> {
+/// An entry of the page dictionary, or of the nearest page-tree node above it that has
+/// one (`Resources`, `Rotate`).
+fn inherited<'a>(doc: &'a Document, mut node: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
     // The bound stops a cyclic page tree.
     for _ in 0..64 {
-        if node.has(b"Resources") {
-            return dict_at(doc, node, b"Resources");
+        if let Ok(value) = node.get(key) {
+            return Some(deref(doc, value));
         }
         let parent = node.get(b"Parent").ok()?.as_reference().ok()?;
         node = doc.get_dictionary(parent).ok()?;
     }
     None
+}
+
+/// The page's resources, or those it inherits from the page tree.
+fn resources<'a>(doc: &'a Document, node: &'a Dictionary) -> Option<&'a Dictionary> {
+    inherited(doc, node, b"Resources").and_then(|o| o.as_dict().ok())
+}
+
+/// How far the page is turned clockwise when shown: 0, 90, 180 or 270 degrees.
+fn rotation(doc: &Document, node: &Dictionary) -> i64 {
+    inherited(doc, node, b"Rotate")
+        .and_then(|o| o.as_i64().ok())
+        .map_or(0, |r| r.rem_euclid(360) / 90 * 90)
 }
 
 /// Image XObjects of a resource dictionary, and of the forms it draws (some scanning
@@ -353,7 +369,7 @@ fn decode_image(
             if filters.len() > 1 {
                 return Err(not_read("a jpeg image under a further filter"));
             }
-            decode_single(&stream.content, ImageFormat::Jpeg, named, params)?
+            decode_single(&stream.content, ImageFormat::Jpeg, named, params, false)?
         }
         Some(b"JPXDecode") => return Err(not_read("jpeg 2000 (JPXDecode)")),
         Some(b"JBIG2Decode") => return Err(not_read("jbig2 (JBIG2Decode)")),
@@ -676,6 +692,25 @@ pub(crate) mod tests {
         doc.save_to(&mut doc_bytes).unwrap();
         let got = pages(&doc_bytes);
         assert_eq!(got[0].as_ref().unwrap().dimensions(), (16, 8));
+    }
+
+    #[test]
+    fn a_turned_page_is_turned_back() {
+        let img = raw_image(2, 1, "DeviceGray".into(), 8, vec![10, 20]);
+        let mut doc = Document::load_mem(&pdf_of(vec![Some(img)])).unwrap();
+        let page = *doc.get_pages().values().next().unwrap();
+        let mut read = |rotate: i64| {
+            doc.get_dictionary_mut(page).unwrap().set("Rotate", rotate);
+            let mut bytes = Vec::new();
+            doc.save_to(&mut bytes).unwrap();
+            let got = pages(&bytes).remove(0).unwrap();
+            (got.dimensions(), got.into_raw())
+        };
+        assert_eq!(read(0), ((2, 1), vec![10, 20]));
+        // Shown turned a quarter clockwise: the first pixel on top.
+        assert_eq!(read(90), ((1, 2), vec![10, 20]));
+        assert_eq!(read(-90), ((1, 2), vec![20, 10]));
+        assert_eq!(read(180), ((2, 1), vec![20, 10]));
     }
 
     #[test]
