@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 /// always taken, whatever their extension, so that a wrong file gets a clear error.
 pub const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "tif", "tiff", "pdf"];
 
+/// Extensions of files that may hold several sheets, one a page.
+const MULTI_PAGE_EXTENSIONS: [&str; 3] = ["pdf", "tif", "tiff"];
+
 /// Extensions of what `read` and `review` write into an output folder.
 const OUTPUT_EXTENSIONS: [&str; 3] = ["pgn", "json", "html"];
 
@@ -129,8 +132,17 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// Names outputs after the file stem; where two inputs share a stem, their parent
-/// folders are prefixed (`a_r1`, `b_r1`) until the names differ.
+/// The stem of the file whose later page would be written as `name`: `scan` for
+/// `scan_p2` (`read` writes page N of a multi-page file as `<stem>_pN`).
+fn page_of(name: &str) -> Option<&str> {
+    let (base, n) = name.rsplit_once("_p")?;
+    (n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_ok_and(|k| k >= 2))
+        .then_some(base)
+}
+
+/// Names outputs after the file stem; where two inputs share a stem, or one's stem is
+/// the name a later page of a PDF or TIFF takes (`scan_p2.jpg` beside `scan.pdf`),
+/// their parent folders are prefixed (`a_r1`, `b_r1`) until the names differ.
 fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
     let stem_at = |p: &Path, depth: usize| -> String {
         let mut parts: Vec<String> = Vec::new();
@@ -161,8 +173,17 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
         for n in &names {
             *count.entry(n).or_default() += 1;
         }
+        let multi_page: std::collections::HashSet<&str> = files
+            .iter()
+            .zip(&names)
+            .filter(|(f, _)| has_extension(f, &MULTI_PAGE_EXTENSIONS))
+            .map(|(_, n)| n.as_str())
+            .collect();
         let clashes: Vec<usize> = (0..files.len())
-            .filter(|&i| count[names[i].as_str()] > 1)
+            .filter(|&i| {
+                count[names[i].as_str()] > 1
+                    || page_of(&names[i]).is_some_and(|base| multi_page.contains(base))
+            })
             .collect();
         if clashes.is_empty() {
             break;
@@ -611,5 +632,15 @@ mod tests {
         ];
         let stems: Vec<String> = unique_stems(files).into_iter().map(|i| i.stem).collect();
         assert_eq!(stems, ["a_r1", "b_r1", "r2"]);
+        // Page 2 of `scan.pdf` is written as `scan_p2`: a sheet of that name moves aside.
+        let files = vec![
+            PathBuf::from("x/scan.pdf"),
+            PathBuf::from("x/scan_p2.jpg"),
+            PathBuf::from("x/scan_p1.jpg"),
+            PathBuf::from("x/r1_p2.jpg"),
+            PathBuf::from("x/r1.jpg"),
+        ];
+        let stems: Vec<String> = unique_stems(files).into_iter().map(|i| i.stem).collect();
+        assert_eq!(stems, ["scan", "x_scan_p2", "scan_p1", "r1_p2", "r1"]);
     }
 }
