@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use scoresheet::{
     CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
-    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_page_results,
-    load_pages, to_pgn, write_atomic,
+    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_pages, open_pages,
+    to_pgn, write_atomic,
 };
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
@@ -470,8 +470,9 @@ fn read_one(
     batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
-    // A PDF page without an image fails alone; the file's other pages are read.
-    let pages = match load_page_results(&input.path, &pipeline.params().page) {
+    // Pages come one at a time (a long PDF is never all in memory); a PDF page
+    // without an image fails alone and the file's other pages are read.
+    let pages = match open_pages(&input.path, &pipeline.params().page) {
         Ok(p) => p,
         Err(e) => {
             o.errors.push(e.to_string());

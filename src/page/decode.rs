@@ -64,7 +64,7 @@ pub fn decode_page_at(
     params: &PageParams,
 ) -> Result<GrayImage, PageError> {
     if pdf::is_pdf(bytes) {
-        return pdf::decode_pdf_page(bytes, path, index, params);
+        return pdf::Pdf::open(bytes, path)?.page(index, params);
     }
     let mut pages = decode_images(bytes, path, params)?;
     if index >= pages.len() {

@@ -263,13 +263,58 @@ pub fn load_page_results(
     path: &Path,
     params: &PageParams,
 ) -> Result<Vec<Result<Page, PageError>>, PageError> {
+    Ok(open_pages(path, params)?.collect())
+}
+
+/// Opens a file for its pages, which the returned iterator decodes and straightens
+/// one at a time (one result a page, as [`load_page_results`]): the pages of a long
+/// PDF are never all in memory at once. PNG, JPEG and TIFF are decoded when opened.
+///
+/// # Errors
+/// [`PageError`] when the file as a whole cannot be read (see [`load_pages`]).
+pub fn open_pages(path: &Path, params: &PageParams) -> Result<Pages, PageError> {
     let bytes = read_file(path, params)?;
-    let images = decode_page_results(&bytes, path, params)?;
-    Ok(images
-        .into_iter()
-        .enumerate()
-        .map(|(i, img)| img.map(|img| Page::from_image(img, path, i, params)))
-        .collect())
+    let source = if !bytes.is_empty() && pdf::is_pdf(&bytes) {
+        let pdf = pdf::Pdf::open(&bytes, path)?;
+        let count = pdf.len().min(params.max_pages);
+        Source::Pdf(Box::new(pdf), count)
+    } else {
+        Source::Decoded(decode_page_results(&bytes, path, params)?.into_iter())
+    };
+    Ok(Pages {
+        path: path.into(),
+        params: params.clone(),
+        source,
+        next: 0,
+    })
+}
+
+/// The pages of one file, read as they are asked for (see [`open_pages`]).
+pub struct Pages {
+    path: PathBuf,
+    params: PageParams,
+    source: Source,
+    next: usize,
+}
+
+enum Source {
+    /// The parsed file and the number of its pages to read.
+    Pdf(Box<pdf::Pdf>, usize),
+    Decoded(std::vec::IntoIter<PageImage>),
+}
+
+impl Iterator for Pages {
+    type Item = Result<Page, PageError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.next;
+        let image = match &mut self.source {
+            Source::Pdf(pdf, count) => (index < *count).then(|| pdf.page(index, &self.params))?,
+            Source::Decoded(images) => images.next()?,
+        };
+        self.next += 1;
+        Some(image.map(|image| Page::from_image(image, &self.path, index, &self.params)))
+    }
 }
 
 /// Loads page `index` (from 0) of a file alone, straightened as [`load_pages`] does.
@@ -362,6 +407,32 @@ mod tests {
         );
         let (_, y0) = page.from_source(150.0, 90.0);
         assert!((y - y0).abs() < 0.5, "{x} {y} {y0}");
+    }
+
+    #[test]
+    fn a_pdfs_pages_come_one_result_each() {
+        use pdf::tests::{pdf_of, raw_image};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scan.pdf");
+        let sheet = raw_image(30, 20, "DeviceGray".into(), 8, vec![200; 600]);
+        std::fs::write(&path, pdf_of(vec![None, Some(sheet)])).unwrap();
+        let params = PageParams::default();
+        let pages: Vec<_> = open_pages(&path, &params).unwrap().collect();
+        assert_eq!(pages.len(), 2);
+        assert!(matches!(pages[0], Err(PageError::NoImage { page: 1, .. })));
+        let second = pages[1].as_ref().unwrap();
+        assert_eq!((second.index, second.source_size), (1, (30, 20)));
+        // One page alone, as reports reload their page.
+        assert_eq!(load_page(&path, 1, &params).unwrap().image, second.image);
+        assert!(matches!(
+            load_page(&path, 2, &params),
+            Err(PageError::Pdf { .. })
+        ));
+        // All or nothing.
+        assert!(matches!(
+            load_pages(&path, &params),
+            Err(PageError::NoImage { .. })
+        ));
     }
 
     #[test]

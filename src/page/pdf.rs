@@ -32,50 +32,64 @@ pub fn decode_pdf(
     path: &Path,
     params: &PageParams,
 ) -> Result<Vec<PageImage>, PageError> {
-    let (doc, pages) = open(bytes, path)?;
-    Ok(pages
-        .iter()
-        .take(params.max_pages)
-        .enumerate()
-        .map(|(i, &id)| page_image(&doc, id, path, i, params))
+    let pdf = Pdf::open(bytes, path)?;
+    Ok((0..pdf.len().min(params.max_pages))
+        .map(|i| pdf.page(i, params))
         .collect())
 }
 
-/// Decodes the image of page `index` (0-based) only.
-///
-/// # Errors
-/// [`PageError`] when the file is not a readable PDF, lacks the page, or the page
-/// gives no image.
-pub fn decode_pdf_page(
-    bytes: &[u8],
-    path: &Path,
-    index: usize,
-    params: &PageParams,
-) -> Result<GrayImage, PageError> {
-    let (doc, pages) = open(bytes, path)?;
-    let &id = pages.get(index).ok_or_else(|| PageError::Pdf {
-        path: path.into(),
-        reason: format!("has no page {} ({} pages)", index + 1, pages.len()),
-    })?;
-    page_image(&doc, id, path, index, params)
+/// A parsed PDF whose page images are decoded one at a time, when asked for.
+pub struct Pdf {
+    doc: Document,
+    pages: Vec<ObjectId>,
+    path: PathBuf,
 }
 
-fn open(bytes: &[u8], path: &Path) -> Result<(Document, Vec<ObjectId>), PageError> {
-    let pdf_error = |reason: String| PageError::Pdf {
-        path: path.into(),
-        reason,
-    };
-    let doc = Document::load_mem(bytes).map_err(|e| {
-        pdf_error(match e {
-            lopdf::Error::Decryption(_) => "the pdf is password-protected".into(),
-            other => other.to_string(),
+impl Pdf {
+    /// Parses the file and lists its pages.
+    ///
+    /// # Errors
+    /// [`PageError::Pdf`] when the bytes do not parse as a PDF (or one whose password
+    /// is not empty) or the PDF has no pages.
+    pub fn open(bytes: &[u8], path: &Path) -> Result<Pdf, PageError> {
+        let pdf_error = |reason: String| PageError::Pdf {
+            path: path.into(),
+            reason,
+        };
+        let doc = Document::load_mem(bytes).map_err(|e| {
+            pdf_error(match e {
+                lopdf::Error::Decryption(_) => "the pdf is password-protected".into(),
+                other => other.to_string(),
+            })
+        })?;
+        let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
+        if pages.is_empty() {
+            return Err(pdf_error("the pdf has no pages".into()));
+        }
+        Ok(Pdf {
+            doc,
+            pages,
+            path: path.into(),
         })
-    })?;
-    let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
-    if pages.is_empty() {
-        return Err(pdf_error("the pdf has no pages".into()));
     }
-    Ok((doc, pages))
+
+    /// Number of pages.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The image of page `index` (from 0).
+    ///
+    /// # Errors
+    /// [`PageError`] naming the page when it has no image or its image cannot be
+    /// decoded, or the file when it has no such page.
+    pub fn page(&self, index: usize, params: &PageParams) -> PageImage {
+        let &id = self.pages.get(index).ok_or_else(|| PageError::Pdf {
+            path: self.path.clone(),
+            reason: format!("has no page {} ({} pages)", index + 1, self.pages.len()),
+        })?;
+        page_image(&self.doc, id, &self.path, index, params)
+    }
 }
 
 /// The name of page `index` (0-based) in messages: `scan.pdf#page3`, the form report
@@ -582,7 +596,7 @@ pub(crate) mod tests {
         out
     }
 
-    fn raw_image(w: u32, h: u32, space: Object, bits: i64, data: Vec<u8>) -> Stream {
+    pub(crate) fn raw_image(w: u32, h: u32, space: Object, bits: i64, data: Vec<u8>) -> Stream {
         Stream::new(
             dictionary! { "Type" => "XObject", "Subtype" => "Image", "Width" => w as i64,
             "Height" => h as i64, "ColorSpace" => space, "BitsPerComponent" => bits },
