@@ -758,6 +758,47 @@ pub(crate) mod tests {
         }
     }
 
+    /// Pages of PDFs written by other tools (`tests/fixtures/pdf`, see its README)
+    /// decode to their source images.
+    #[test]
+    fn pdfs_of_other_writers_give_their_source_images() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pdf");
+        let params = PageParams::default();
+        let file = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let image = |name: &str| {
+            crate::page::decode_pages(&file(name), Path::new(name), &params)
+                .unwrap()
+                .remove(0)
+        };
+        let pdf = |name: &str| -> Vec<GrayImage> {
+            decode_pdf(&file(name), Path::new(name), &params)
+                .unwrap()
+                .into_iter()
+                .map(Result::unwrap)
+                .collect()
+        };
+        // JPEG as is, 8-bit gray PNG data with its predictor, CCITT Group 4 (BlackIs1).
+        let pages = pdf("img2pdf.pdf");
+        assert_eq!(pages.len(), 3);
+        assert_eq!(pages[0], image("crop.jpg"));
+        assert_eq!(pages[1], image("crop.png"));
+        assert_eq!(pages[2], image("crop_bw.png"));
+        assert_eq!(pdf("pillow_bw.pdf"), vec![image("crop_bw.png")]);
+        // A sideways PNG on a page shown turned a quarter clockwise is the upright
+        // sheet (the PNG was decoded by another JPEG decoder: within a grey level).
+        let turned = pdf("img2pdf_rotate90.pdf").remove(0);
+        let want = image("crop.jpg");
+        assert_eq!(turned.dimensions(), want.dimensions());
+        let off = turned
+            .as_raw()
+            .iter()
+            .zip(want.as_raw())
+            .map(|(a, b)| u64::from(a.abs_diff(*b)))
+            .sum::<u64>() as f64
+            / want.as_raw().len() as f64;
+        assert!(off < 1.0, "mean difference {off}");
+    }
+
     #[test]
     fn unread_encodings_and_broken_files_say_why() {
         let mut s = raw_image(8, 8, "DeviceGray".into(), 8, vec![1, 2, 3]);
