@@ -63,6 +63,10 @@ impl Pdf {
             })
         })?;
         let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
+        // A file whose password is not empty loads, but its page tree stays locked.
+        if pages.is_empty() && doc.is_encrypted() {
+            return Err(pdf_error("the pdf is password-protected".into()));
+        }
         if pages.is_empty() {
             return Err(pdf_error("the pdf has no pages".into()));
         }
@@ -784,6 +788,14 @@ pub(crate) mod tests {
         assert_eq!(pages[1], image("crop.png"));
         assert_eq!(pages[2], image("crop_bw.png"));
         assert_eq!(pdf("pillow_bw.pdf"), vec![image("crop_bw.png")]);
+        // Encrypted with an empty user password (printing restricted): read as usual;
+        // with a password: one line for the file.
+        assert_eq!(pdf("owner_only.pdf"), vec![image("crop_bw.png")]);
+        let err = decode_pdf(&file("password.pdf"), Path::new("p.pdf"), &params).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "p.pdf: cannot read pdf: the pdf is password-protected"
+        );
         // A sideways PNG on a page shown turned a quarter clockwise is the upright
         // sheet (the PNG was decoded by another JPEG decoder: within a grey level).
         let turned = pdf("img2pdf_rotate90.pdf").remove(0);
