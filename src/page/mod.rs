@@ -309,6 +309,10 @@ impl Iterator for Pages {
     fn next(&mut self) -> Option<Self::Item> {
         let index = self.next;
         let image = match &mut self.source {
+            Source::Pdf(pdf, count) if index == *count => {
+                self.next += 1;
+                return pdf.beyond_limit(*count).map(Err);
+            }
             Source::Pdf(pdf, count) => (index < *count).then(|| pdf.page(index, &self.params))?,
             Source::Decoded(images) => images.next()?,
         };
@@ -428,6 +432,16 @@ mod tests {
             load_page(&path, 2, &params),
             Err(PageError::Pdf { .. })
         ));
+        // Pages past the limit: one error after the pages read.
+        let one = PageParams {
+            max_pages: 1,
+            ..PageParams::default()
+        };
+        let pages: Vec<_> = open_pages(&path, &one).unwrap().collect();
+        assert_eq!(pages.len(), 2);
+        assert!(
+            matches!(&pages[1], Err(PageError::Pdf { reason, .. }) if reason.contains("after page 1"))
+        );
         // All or nothing.
         assert!(matches!(
             load_pages(&path, &params),

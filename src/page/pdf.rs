@@ -35,6 +35,7 @@ pub fn decode_pdf(
     let pdf = Pdf::open(bytes, path)?;
     Ok((0..pdf.len().min(params.max_pages))
         .map(|i| pdf.page(i, params))
+        .chain(pdf.beyond_limit(params.max_pages).map(Err))
         .collect())
 }
 
@@ -80,6 +81,18 @@ impl Pdf {
     /// Number of pages.
     pub fn len(&self) -> usize {
         self.pages.len()
+    }
+
+    /// The error that says the pages after the first `max_pages` are not read, when
+    /// the file has more.
+    pub fn beyond_limit(&self, max_pages: usize) -> Option<PageError> {
+        (self.pages.len() > max_pages).then(|| PageError::Pdf {
+            path: self.path.clone(),
+            reason: format!(
+                "has {} pages; those after page {max_pages} are not read (the limit of one file)",
+                self.pages.len()
+            ),
+        })
     }
 
     /// The image of page `index` (from 0).
@@ -674,8 +687,22 @@ pub(crate) mod tests {
     fn a_page_without_an_image_is_an_error_of_that_page() {
         let (w, h) = (8u32, 8u32);
         let img = raw_image(w, h, "DeviceGray".into(), 8, vec![77; 64]);
-        let got = pages(&pdf_of(vec![Some(img), None]));
+        let bytes = pdf_of(vec![Some(img), None]);
+        let got = pages(&bytes);
         assert_eq!(got[0].as_ref().unwrap().as_raw(), &vec![77u8; 64]);
+        // Pages past the limit are one error, after the pages read.
+        let one = PageParams {
+            max_pages: 1,
+            ..PageParams::default()
+        };
+        let limited = decode_pdf(&bytes, Path::new("x/scan.pdf"), &one).unwrap();
+        assert_eq!(limited.len(), 2);
+        assert!(limited[0].is_ok());
+        let err = limited[1].as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains("has 2 pages; those after page 1 are not read"),
+            "{err}"
+        );
         let err = got[1].as_ref().unwrap_err();
         assert!(matches!(err, PageError::NoImage { page: 2, .. }), "{err}");
         assert!(
