@@ -67,7 +67,7 @@ pub use decode::DEFAULT_BEAM_WIDTH;
 pub use grid::GridParams;
 pub use model::{CellModel, OrtModel, RuntimeParams};
 pub use notation::{Notation, Variant};
-pub use page::{PageParams, load_pages};
+pub use page::{PageParams, load_pages, open_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
     CopyRead, CutCell, CutPage, GameRead, Pipeline, PipelineParams, Reread, RereadError,

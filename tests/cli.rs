@@ -9,6 +9,9 @@ use std::process::{Command, Output};
 use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 
+#[path = "common/pdf.rs"]
+mod pdf;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_scoresheet"))
 }
@@ -1673,4 +1676,99 @@ fn both_copies_of_a_game_over_two_sheets_are_read_as_one_game() {
         .unwrap();
     assert_eq!(locked["state"], "locked", "{locked}");
     assert_eq!(locked["san"].as_str(), Some(san.as_str()));
+}
+
+/// `san` and `read` of every cell of a JSON report, in order.
+fn cells_read(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["san"].to_string(), m["read"].to_string()))
+        .collect()
+}
+
+#[test]
+fn a_pdf_is_read_one_sheet_a_page_and_a_page_without_an_image_fails_alone() {
+    // Issue 49: a scanner's PDF holds one sheet a page. Its pages must read as the
+    // same sheets read from their JPEG files; a page of text is one line naming the
+    // file and the page (exit 1) while the other pages are still written; a broken
+    // PDF is one line too.
+    let dir = tempfile::tempdir().unwrap();
+    let scans = dir.path().join("scans");
+    std::fs::create_dir(&scans).unwrap();
+    let a = root().join("samples/hcs_053_1.jpg");
+    let b = root().join("samples/synth_ru_1.jpg");
+    let bytes = pdf::pdf_of_jpegs(&[Some(&a), Some(&b), None]);
+    std::fs::write(scans.join("round1.pdf"), bytes).unwrap();
+    std::fs::write(scans.join("broken.pdf"), b"%PDF-1.4\nnot really\n").unwrap();
+    std::fs::copy(&a, scans.join("a.jpg")).unwrap();
+    std::fs::copy(&b, scans.join("b.jpg")).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run(bin().args(["read", "-q", "-o"]).arg(&out_dir).arg(&scans));
+    assert_eq!(out.status.code(), Some(1), "a page failed: exit 1");
+    let err = stderr(&out);
+    let about = |name: &str| -> Vec<&str> { err.lines().filter(|l| l.contains(name)).collect() };
+    let round1 = about("round1.pdf");
+    assert_eq!(round1.len(), 1, "{err}");
+    assert!(
+        round1[0].starts_with("scoresheet: ")
+            && round1[0].contains("round1.pdf#page3: the page holds no image"),
+        "{err}"
+    );
+    let broken = about("broken.pdf");
+    assert_eq!(broken.len(), 1, "{err}");
+    assert!(broken[0].contains("broken.pdf: cannot read pdf"), "{err}");
+    let report = |stem: &str| -> serde_json::Value {
+        let path = out_dir.join(format!("{stem}.json"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_str(&text).unwrap()
+    };
+    for (stem, source, jpeg) in [
+        ("round1", "round1.pdf", "a"),
+        ("round1_p2", "round1.pdf#page2", "b"),
+    ] {
+        let from_pdf = report(stem);
+        let name = from_pdf["source"].as_str().unwrap();
+        assert!(name.ends_with(&format!("scans/{source}")), "{stem}: {name}");
+        let cells = cells_read(&from_pdf);
+        assert!(cells.len() > 20, "{stem}: {} cells", cells.len());
+        assert_eq!(
+            cells,
+            cells_read(&report(jpeg)),
+            "{stem} against {jpeg}.jpg"
+        );
+        assert!(out_dir.join(format!("{stem}.pgn")).is_file());
+    }
+    assert!(!out_dir.join("round1_p3.json").exists());
+    assert!(!out_dir.join("broken.json").exists());
+}
+
+#[test]
+fn a_folder_walk_names_each_file_it_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    let scans = dir.path().join("scans");
+    std::fs::create_dir_all(scans.join("sub")).unwrap();
+    for f in ["notes.txt", ".DS_Store", "sub/round2.docx"] {
+        std::fs::write(scans.join(f), b"x").unwrap();
+    }
+    let out = run(bin().args(["read", "-q"]).arg(&scans));
+    assert_eq!(out.status.code(), Some(2), "nothing to read: usage error");
+    let err = stderr(&out);
+    for f in ["notes.txt", "sub/round2.docx"] {
+        assert!(
+            err.lines().any(|l| l.starts_with("scoresheet: ")
+                && l.ends_with(&format!("{f}: skipped: not a png, jpeg, tiff or pdf file"))),
+            "{f}:\n{err}"
+        );
+    }
+    assert!(
+        !err.contains(".DS_Store"),
+        "hidden files pass quietly:\n{err}"
+    );
+    assert!(
+        err.contains("no png, jpeg, tiff or pdf files found"),
+        "{err}"
+    );
 }

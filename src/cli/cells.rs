@@ -45,12 +45,12 @@ pub struct CellsArgs {
     pub ort_lib: Option<PathBuf>,
 }
 
-const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "tif", "tiff"];
+use super::inputs::IMAGE_EXTENSIONS;
 
 pub fn run(args: CellsArgs) -> anyhow::Result<ExitCode> {
     let files = collect_inputs(&args.paths)?;
     if files.is_empty() {
-        anyhow::bail!("no png, jpeg or tiff files found under the given paths");
+        anyhow::bail!("no png, jpeg, tiff or pdf files found under the given paths");
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;

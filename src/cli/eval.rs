@@ -57,8 +57,8 @@ fn game_of(stem: &str) -> &str {
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let (mut inputs, missing) = inputs::collect(&args.paths);
-    for e in &missing {
+    let (mut inputs, missing, skipped) = inputs::collect(&args.paths);
+    for e in missing.iter().chain(&skipped) {
         diag(e);
     }
     let labels = match &args.labels {

@@ -6,7 +6,13 @@ use std::path::{Path, PathBuf};
 
 /// File extensions taken from folders (case-insensitive). Files named explicitly are
 /// always taken, whatever their extension, so that a wrong file gets a clear error.
-pub const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "tif", "tiff"];
+pub const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "tif", "tiff", "pdf"];
+
+/// Extensions of files that may hold several sheets, one a page.
+const MULTI_PAGE_EXTENSIONS: [&str; 3] = ["pdf", "tif", "tiff"];
+
+/// Extensions of what `read` and `review` write into an output folder.
+const OUTPUT_EXTENSIONS: [&str; 3] = ["pgn", "json", "html"];
 
 /// One input file and the stem its outputs are named after.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,22 +21,54 @@ pub struct Input {
     pub stem: String,
 }
 
-fn is_image_name(p: &Path) -> bool {
+fn has_extension(p: &Path, list: &[&str]) -> bool {
     p.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| IMAGE_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+        .is_some_and(|e| list.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
+fn is_image_name(p: &Path) -> bool {
+    has_extension(p, &IMAGE_EXTENSIONS)
+}
+
+/// Whether a folder holds the tool's reports: some `x.json` beside its `x.pgn`.
+fn is_output_folder(files: &[PathBuf]) -> bool {
+    let with = |ext: &str| -> std::collections::HashSet<&std::ffi::OsStr> {
+        files
+            .iter()
+            .filter(|p| has_extension(p, &[ext]))
+            .filter_map(|p| p.file_stem())
+            .collect()
+    };
+    !with("json").is_disjoint(&with("pgn"))
+}
+
+/// What a folder walk found: the files to read, the folders it could not list, and a
+/// line for each file it skipped.
+struct Walk {
+    files: Vec<PathBuf>,
+    errors: Vec<String>,
+    skipped: Vec<String>,
+}
+
+/// Takes the images and PDFs of a folder and its sub-folders. Hidden entries (`.git`,
+/// `.DS_Store`) and the reports of an output folder (`.json`, `.pgn`, `.html` in a
+/// folder holding `x.json` beside `x.pgn`) are passed over quietly: they are never
+/// sheets, and naming each would bury the lines that matter. Every other file left
+/// out is named with the reason.
+fn walk(dir: &Path, found: &mut Walk) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            errors.push(format!("{}: cannot list folder: {e}", dir.display()));
+            found
+                .errors
+                .push(format!("{}: cannot list folder: {e}", dir.display()));
             return;
         }
     };
     let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     paths.sort();
+    let output_folder = is_output_folder(&paths);
     for p in paths {
         let hidden = p
             .file_name()
@@ -40,30 +78,46 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
             continue;
         }
         if p.is_dir() {
-            walk(&p, out, errors);
+            walk(&p, found);
         } else if is_image_name(&p) {
-            out.push(p);
+            found.files.push(p);
+        } else if !(output_folder && has_extension(&p, &OUTPUT_EXTENSIONS)) {
+            found.skipped.push(format!(
+                "{}: skipped: not a png, jpeg, tiff or pdf file",
+                p.display()
+            ));
         }
     }
 }
 
-/// Expands files and folders (recursed, hidden entries skipped, sorted) into inputs.
-/// Paths that do not exist are returned as one-line errors; the rest still run.
-pub fn collect(paths: &[PathBuf]) -> (Vec<Input>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
+/// Expands files and folders (recursed, sorted) into inputs. Returns the inputs,
+/// one-line errors for paths that do not exist or cannot be listed (the rest still
+/// run), and one line for each file a folder walk skipped (see [`walk`]).
+pub fn collect(paths: &[PathBuf]) -> (Vec<Input>, Vec<String>, Vec<String>) {
+    let mut found = Walk {
+        files: Vec::new(),
+        errors: Vec::new(),
+        skipped: Vec::new(),
+    };
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut files, &mut errors);
+            walk(p, &mut found);
         } else if p.exists() {
-            files.push(p.clone());
+            found.files.push(p.clone());
         } else {
-            errors.push(format!("{}: no such file or folder", p.display()));
+            found
+                .errors
+                .push(format!("{}: no such file or folder", p.display()));
         }
     }
+    let Walk {
+        mut files,
+        errors,
+        skipped,
+    } = found;
     let mut seen = std::collections::HashSet::new();
     files.retain(|f| seen.insert(f.clone()));
-    (unique_stems(files), errors)
+    (unique_stems(files), errors, skipped)
 }
 
 fn sanitize(s: &str) -> String {
@@ -78,8 +132,17 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// Names outputs after the file stem; where two inputs share a stem, their parent
-/// folders are prefixed (`a_r1`, `b_r1`) until the names differ.
+/// The stem of the file whose later page would be written as `name`: `scan` for
+/// `scan_p2` (`read` writes page N of a multi-page file as `<stem>_pN`).
+fn page_of(name: &str) -> Option<&str> {
+    let (base, n) = name.rsplit_once("_p")?;
+    (n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_ok_and(|k| k >= 2))
+        .then_some(base)
+}
+
+/// Names outputs after the file stem; where two inputs share a stem, or one's stem is
+/// the name a later page of a PDF or TIFF takes (`scan_p2.jpg` beside `scan.pdf`),
+/// their parent folders are prefixed (`a_r1`, `b_r1`) until the names differ.
 fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
     let stem_at = |p: &Path, depth: usize| -> String {
         let mut parts: Vec<String> = Vec::new();
@@ -110,8 +173,17 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
         for n in &names {
             *count.entry(n).or_default() += 1;
         }
+        let multi_page: std::collections::HashSet<&str> = files
+            .iter()
+            .zip(&names)
+            .filter(|(f, _)| has_extension(f, &MULTI_PAGE_EXTENSIONS))
+            .map(|(_, n)| n.as_str())
+            .collect();
         let clashes: Vec<usize> = (0..files.len())
-            .filter(|&i| count[names[i].as_str()] > 1)
+            .filter(|&i| {
+                count[names[i].as_str()] > 1
+                    || page_of(&names[i]).is_some_and(|base| multi_page.contains(base))
+            })
             .collect();
         if clashes.is_empty() {
             break;
@@ -515,11 +587,46 @@ mod tests {
         ] {
             std::fs::write(d.join(f), b"x").unwrap();
         }
-        let (inputs, errors) = collect(&[d.join("a"), d.join("c.tiff"), d.join("nope.png")]);
+        let (inputs, errors, skipped) =
+            collect(&[d.join("a"), d.join("c.tiff"), d.join("nope.png")]);
         let stems: Vec<&str> = inputs.iter().map(|i| i.stem.as_str()).collect();
         assert_eq!(stems, ["r2", "r1", "c"]);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].contains("nope.png"));
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        assert!(skipped[0].contains("notes.txt"), "{skipped:?}");
+    }
+
+    #[test]
+    fn pdfs_are_taken_and_an_output_folders_reports_pass_quietly() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("out")).unwrap();
+        for f in [
+            "scan.PDF",
+            "r1.jpg",
+            "r1.json", // not beside its pgn: not an output folder here
+            "out/r1.json",
+            "out/r1.pgn",
+            "out/review.html",
+            "out/notes.txt",
+        ] {
+            std::fs::write(d.join(f), b"x").unwrap();
+        }
+        let (inputs, errors, skipped) = collect(&[d.to_path_buf()]);
+        let stems: Vec<&str> = inputs.iter().map(|i| i.stem.as_str()).collect();
+        assert_eq!(stems, ["r1", "scan"]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let named: Vec<String> = skipped
+            .iter()
+            .map(|s| {
+                s.split(':')
+                    .next()
+                    .unwrap()
+                    .replace(&d.display().to_string(), "")
+            })
+            .collect();
+        assert_eq!(named, ["/out/notes.txt", "/r1.json"]);
     }
 
     #[test]
@@ -566,5 +673,15 @@ mod tests {
         ];
         let stems: Vec<String> = unique_stems(files).into_iter().map(|i| i.stem).collect();
         assert_eq!(stems, ["a_r1", "b_r1", "r2"]);
+        // Page 2 of `scan.pdf` is written as `scan_p2`: a sheet of that name moves aside.
+        let files = vec![
+            PathBuf::from("x/scan.pdf"),
+            PathBuf::from("x/scan_p2.jpg"),
+            PathBuf::from("x/scan_p1.jpg"),
+            PathBuf::from("x/r1_p2.jpg"),
+            PathBuf::from("x/r1.jpg"),
+        ];
+        let stems: Vec<String> = unique_stems(files).into_iter().map(|i| i.stem).collect();
+        assert_eq!(stems, ["scan", "x_scan_p2", "scan_p1", "r1_p2", "r1"]);
     }
 }

@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use scoresheet::{
     CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
-    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_pages, to_pgn,
-    write_atomic,
+    SheetError, SheetOptions, SheetReport, Trf, Variant, flag_least_sure, load_pages, open_pages,
+    to_pgn, write_atomic,
 };
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
@@ -158,12 +158,12 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let mut paths = args.paths.clone();
     paths.extend(args.pair.iter().cloned());
     paths.extend(args.continued.iter().cloned());
-    let (inputs, missing) = inputs::collect(&paths);
-    for e in &missing {
+    let (inputs, missing, skipped) = inputs::collect(&paths);
+    for e in missing.iter().chain(&skipped) {
         diag(e);
     }
     if inputs.is_empty() && missing.is_empty() {
-        diag("no png, jpeg or tiff files found in the given paths");
+        diag("no png, jpeg, tiff or pdf files found in the given paths");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     if let Some(dir) = &args.out {
@@ -481,7 +481,9 @@ fn read_one(
     batch: &Batch,
 ) -> Outcome {
     let mut o = new_outcome();
-    let pages = match load_pages(&input.path, &pipeline.params().page) {
+    // Pages come one at a time (a long PDF is never all in memory); a PDF page
+    // without an image fails alone and the file's other pages are read.
+    let pages = match open_pages(&input.path, &pipeline.params().page) {
         Ok(p) => p,
         Err(e) => {
             o.errors.push(e.to_string());
@@ -490,6 +492,13 @@ fn read_one(
     };
     let what = input.path.display().to_string();
     for page in pages {
+        let page = match page {
+            Ok(page) => page,
+            Err(e) => {
+                o.errors.push(e.to_string());
+                continue;
+            }
+        };
         let stem = if page.index == 0 {
             input.stem.clone()
         } else {

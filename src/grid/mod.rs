@@ -167,7 +167,8 @@ fn page_name(page: &Page) -> String {
     if page.index == 0 {
         page.source.display().to_string()
     } else {
-        format!("{} (page {})", page.source.display(), page.index + 1)
+        // The name reports give the page (`pipeline::source_name`).
+        format!("{}#page{}", page.source.display(), page.index + 1)
     }
 }
 

@@ -1,22 +1,83 @@
 //! Image file bytes -> grayscale pages: format sniffing, size limits checked from the
-//! header before any pixel is decoded, EXIF orientation, multi-page TIFF.
+//! header before any pixel is decoded, EXIF orientation, multi-page TIFF; PDFs go to
+//! `pdf`.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use image::{DynamicImage, GrayImage, ImageDecoder, ImageError, ImageFormat, ImageReader};
 
+use super::pdf::{self, PageImage};
 use super::{PageError, PageParams};
 
 /// Decodes every page of an image file held in memory into 8-bit grayscale.
 ///
-/// PNG and JPEG give one page, TIFF one page per image directory. Dimensions are read
-/// from the header and checked against `params` before decoding.
+/// PNG and JPEG give one page, TIFF one page per image directory, PDF the largest
+/// image of each page. Dimensions are read from the header and checked against
+/// `params` before decoding.
 ///
 /// # Errors
 /// [`PageError`] naming `path` when the bytes are empty, not an image, too large,
-/// truncated or otherwise undecodable.
+/// truncated or otherwise undecodable, or when any page of a PDF gives no image (see
+/// [`decode_page_results`] for one result a page).
 pub fn decode_pages(
+    bytes: &[u8],
+    path: &Path,
+    params: &PageParams,
+) -> Result<Vec<GrayImage>, PageError> {
+    decode_page_results(bytes, path, params)?
+        .into_iter()
+        .collect()
+}
+
+/// Like [`decode_pages`], with one result a page: a PDF page without a readable image
+/// fails alone (the outer error is the file's).
+///
+/// # Errors
+/// [`PageError`] naming `path` when the file as a whole cannot be read.
+pub fn decode_page_results(
+    bytes: &[u8],
+    path: &Path,
+    params: &PageParams,
+) -> Result<Vec<PageImage>, PageError> {
+    if bytes.is_empty() {
+        return Err(PageError::Empty { path: path.into() });
+    }
+    if pdf::is_pdf(bytes) {
+        return pdf::decode_pdf(bytes, path, params);
+    }
+    Ok(decode_images(bytes, path, params)?
+        .into_iter()
+        .map(Ok)
+        .collect())
+}
+
+/// Decodes page `index` (0-based) of a file: only that page of a PDF, every page of
+/// a TIFF (its directories are read in order).
+///
+/// # Errors
+/// [`PageError`] naming `path` when the file cannot be read or lacks the page.
+pub fn decode_page_at(
+    bytes: &[u8],
+    path: &Path,
+    index: usize,
+    params: &PageParams,
+) -> Result<GrayImage, PageError> {
+    if pdf::is_pdf(bytes) {
+        return pdf::Pdf::open(bytes, path)?.page(index, params);
+    }
+    let mut pages = decode_images(bytes, path, params)?;
+    if index >= pages.len() {
+        return Err(PageError::Corrupt {
+            path: path.into(),
+            reason: format!("has no page {}", index + 1),
+        });
+    }
+    Ok(pages.swap_remove(index))
+}
+
+/// The pages of a PNG, JPEG or TIFF.
+fn decode_images(
     bytes: &[u8],
     path: &Path,
     params: &PageParams,
@@ -34,7 +95,7 @@ pub fn decode_pages(
     match format {
         ImageFormat::Tiff => decode_tiff(bytes, path, params),
         ImageFormat::Png | ImageFormat::Jpeg => {
-            decode_single(bytes, format, path, params).map(|g| vec![g])
+            decode_single(bytes, format, path, params, true).map(|g| vec![g])
         }
         other => Err(PageError::Unsupported {
             path: path.into(),
@@ -53,7 +114,12 @@ fn png_ihdr_size(bytes: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-fn check_size(path: &Path, width: u32, height: u32, params: &PageParams) -> Result<(), PageError> {
+pub(super) fn check_size(
+    path: &Path,
+    width: u32,
+    height: u32,
+    params: &PageParams,
+) -> Result<(), PageError> {
     let pixels = u64::from(width) * u64::from(height);
     if width == 0 || height == 0 {
         return Err(PageError::Corrupt {
@@ -82,11 +148,13 @@ fn limits(params: &PageParams) -> image::Limits {
     limits
 }
 
-fn decode_single(
+/// Decodes a PNG or JPEG, turned by its EXIF orientation when `exif`.
+pub(super) fn decode_single(
     bytes: &[u8],
     format: ImageFormat,
     path: &Path,
     params: &PageParams,
+    exif: bool,
 ) -> Result<GrayImage, PageError> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
     reader.no_limits();
@@ -101,9 +169,10 @@ fn decode_single(
     if format == ImageFormat::Jpeg {
         check_jpeg_complete(bytes, path)?;
     }
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let orientation = match decoder.orientation() {
+        Ok(o) if exif => o,
+        _ => image::metadata::Orientation::NoTransforms,
+    };
     let mut image = DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, e))?;
     image.apply_orientation(orientation);
     Ok(image.into_luma8())
@@ -294,7 +363,7 @@ fn tiff_to_gray(
     GrayImage::from_raw(width, height, gray).ok_or_else(unsupported)
 }
 
-fn luma(r: u32, g: u32, b: u32) -> u8 {
+pub(super) fn luma(r: u32, g: u32, b: u32) -> u8 {
     ((r * 2126 + g * 7152 + b * 722) / 10_000) as u8
 }
 

@@ -1,4 +1,4 @@
-//! Image file -> pages: decode (size limits checked before decoding), straighten the
+//! Image or PDF file -> pages: decode (size limits checked before decoding), straighten the
 //! ruling (deskew up to about 6 degrees), turn upside-down sheets round; grayscale out.
 //!
 //! ```no_run
@@ -12,13 +12,15 @@
 
 mod decode;
 mod deskew;
+mod pdf;
 use crate::raster;
 
 use std::path::{Path, PathBuf};
 
 use image::GrayImage;
 
-pub use decode::decode_pages;
+pub use decode::{decode_page_at, decode_page_results, decode_pages};
+pub use pdf::PageImage;
 
 /// Settings of the page stage.
 #[derive(Clone, Debug)]
@@ -29,7 +31,7 @@ pub struct PageParams {
     pub max_pixels: u64,
     /// Largest accepted file size in bytes.
     pub max_file_bytes: u64,
-    /// Most pages read from one multi-page TIFF.
+    /// Most pages read from one multi-page TIFF or PDF.
     pub max_pages: usize,
     /// Straighten the page along its ruling.
     pub deskew: bool,
@@ -63,9 +65,9 @@ pub enum PageError {
     },
     #[error("{}: file is empty (zero bytes)", path.display())]
     Empty { path: PathBuf },
-    #[error("{}: not an image (expected png, jpeg or tiff)", path.display())]
+    #[error("{}: not an image (expected png, jpeg, tiff or pdf)", path.display())]
     NotImage { path: PathBuf },
-    #[error("{}: unsupported image format {format} (expected png, jpeg or tiff)", path.display())]
+    #[error("{}: unsupported image format {format} (expected png, jpeg, tiff or pdf)", path.display())]
     Unsupported { path: PathBuf, format: String },
     #[error("{}: file of {bytes} bytes is larger than the limit of {limit} bytes", path.display())]
     FileTooLarge {
@@ -88,6 +90,21 @@ pub enum PageError {
     Truncated { path: PathBuf, reason: String },
     #[error("{}: cannot decode image: {reason}", path.display())]
     Corrupt { path: PathBuf, reason: String },
+    #[error("{}: cannot read pdf: {reason}", path.display())]
+    Pdf { path: PathBuf, reason: String },
+    /// `page` counts from 1.
+    #[error(
+        "{}#page{page}: the page holds no image (a pdf of text or drawings is not read; scan it or export it as images)",
+        path.display()
+    )]
+    NoImage { path: PathBuf, page: usize },
+    /// An encoding of a PDF page's image that is not decoded; `path` names the page
+    /// (`scan.pdf#page2`).
+    #[error(
+        "{}: the page's image is {encoding}, which is not read (scan or export the page as jpeg, png or tiff)",
+        path.display()
+    )]
+    NotRead { path: PathBuf, encoding: String },
 }
 
 /// One upright, straightened page.
@@ -102,7 +119,7 @@ pub struct Page {
     pub image: GrayImage,
     /// File the page came from.
     pub source: PathBuf,
-    /// Page number inside the file (0 except for multi-page TIFF).
+    /// Page number inside the file, from 0 (multi-page TIFF and PDF have more).
     pub index: usize,
     /// Skew of the source's ruling in degrees, positive when its lines descend to the
     /// right (y pointing down); the page was rotated by `-skew_deg` to straighten it.
@@ -228,12 +245,96 @@ fn rotated_size(w: u32, h: u32, deg: f32) -> (u32, u32) {
     )
 }
 
-/// Reads, decodes, straightens and orients every page of an image file.
+/// Reads, decodes, straightens and orients every page of an image or PDF file.
 ///
 /// # Errors
-/// [`PageError`] when the file cannot be read, is empty, too large, not a PNG, JPEG
-/// or TIFF, or cannot be decoded; the message names the file.
+/// [`PageError`] when the file cannot be read, is empty, too large, not a PNG, JPEG,
+/// TIFF or PDF, or cannot be decoded, or when any page of a PDF gives no image; the
+/// message names the file (and the page). [`load_page_results`] keeps the readable
+/// pages of such a file.
 pub fn load_pages(path: &Path, params: &PageParams) -> Result<Vec<Page>, PageError> {
+    load_page_results(path, params)?.into_iter().collect()
+}
+
+/// Like [`load_pages`], with one result a page: a PDF page without a readable image
+/// fails alone while the others are read.
+///
+/// # Errors
+/// [`PageError`] when the file as a whole cannot be read (see [`load_pages`]).
+pub fn load_page_results(
+    path: &Path,
+    params: &PageParams,
+) -> Result<Vec<Result<Page, PageError>>, PageError> {
+    Ok(open_pages(path, params)?.collect())
+}
+
+/// Opens a file for its pages, which the returned iterator decodes and straightens
+/// one at a time (one result a page, as [`load_page_results`]): the pages of a long
+/// PDF are never all in memory at once. PNG, JPEG and TIFF are decoded when opened.
+///
+/// # Errors
+/// [`PageError`] when the file as a whole cannot be read (see [`load_pages`]).
+pub fn open_pages(path: &Path, params: &PageParams) -> Result<Pages, PageError> {
+    let bytes = read_file(path, params)?;
+    let source = if !bytes.is_empty() && pdf::is_pdf(&bytes) {
+        let pdf = pdf::Pdf::open(&bytes, path)?;
+        let count = pdf.len().min(params.max_pages);
+        Source::Pdf(Box::new(pdf), count)
+    } else {
+        Source::Decoded(decode_page_results(&bytes, path, params)?.into_iter())
+    };
+    Ok(Pages {
+        path: path.into(),
+        params: params.clone(),
+        source,
+        next: 0,
+    })
+}
+
+/// The pages of one file, read as they are asked for (see [`open_pages`]).
+pub struct Pages {
+    path: PathBuf,
+    params: PageParams,
+    source: Source,
+    next: usize,
+}
+
+enum Source {
+    /// The parsed file and the number of its pages to read.
+    Pdf(Box<pdf::Pdf>, usize),
+    Decoded(std::vec::IntoIter<PageImage>),
+}
+
+impl Iterator for Pages {
+    type Item = Result<Page, PageError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.next;
+        let image = match &mut self.source {
+            Source::Pdf(pdf, count) if index == *count => {
+                self.next += 1;
+                return pdf.beyond_limit(*count).map(Err);
+            }
+            Source::Pdf(pdf, count) => (index < *count).then(|| pdf.page(index, &self.params))?,
+            Source::Decoded(images) => images.next()?,
+        };
+        self.next += 1;
+        Some(image.map(|image| Page::from_image(image, &self.path, index, &self.params)))
+    }
+}
+
+/// Loads page `index` (from 0) of a file alone, straightened as [`load_pages`] does.
+///
+/// # Errors
+/// [`PageError`] when the file cannot be read, lacks the page or the page cannot be
+/// decoded.
+pub fn load_page(path: &Path, index: usize, params: &PageParams) -> Result<Page, PageError> {
+    let bytes = read_file(path, params)?;
+    let image = decode_page_at(&bytes, path, index, params)?;
+    Ok(Page::from_image(image, path, index, params))
+}
+
+fn read_file(path: &Path, params: &PageParams) -> Result<Vec<u8>, PageError> {
     let io = |source| PageError::Io {
         path: path.into(),
         source,
@@ -246,13 +347,7 @@ pub fn load_pages(path: &Path, params: &PageParams) -> Result<Vec<Page>, PageErr
             limit: params.max_file_bytes,
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    let images = decode_pages(&bytes, path, params)?;
-    Ok(images
-        .into_iter()
-        .enumerate()
-        .map(|(i, img)| Page::from_image(img, path, i, params))
-        .collect())
+    std::fs::read(path).map_err(io)
 }
 
 #[cfg(test)]
@@ -318,6 +413,42 @@ mod tests {
         );
         let (_, y0) = page.from_source(150.0, 90.0);
         assert!((y - y0).abs() < 0.5, "{x} {y} {y0}");
+    }
+
+    #[test]
+    fn a_pdfs_pages_come_one_result_each() {
+        use pdf::tests::{pdf_of, raw_image};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scan.pdf");
+        let sheet = raw_image(30, 20, "DeviceGray".into(), 8, vec![200; 600]);
+        std::fs::write(&path, pdf_of(vec![None, Some(sheet)])).unwrap();
+        let params = PageParams::default();
+        let pages: Vec<_> = open_pages(&path, &params).unwrap().collect();
+        assert_eq!(pages.len(), 2);
+        assert!(matches!(pages[0], Err(PageError::NoImage { page: 1, .. })));
+        let second = pages[1].as_ref().unwrap();
+        assert_eq!((second.index, second.source_size), (1, (30, 20)));
+        // One page alone, as reports reload their page.
+        assert_eq!(load_page(&path, 1, &params).unwrap().image, second.image);
+        assert!(matches!(
+            load_page(&path, 2, &params),
+            Err(PageError::Pdf { .. })
+        ));
+        // Pages past the limit: one error after the pages read.
+        let one = PageParams {
+            max_pages: 1,
+            ..PageParams::default()
+        };
+        let pages: Vec<_> = open_pages(&path, &one).unwrap().collect();
+        assert_eq!(pages.len(), 2);
+        assert!(
+            matches!(&pages[1], Err(PageError::Pdf { reason, .. }) if reason.contains("after page 1"))
+        );
+        // All or nothing.
+        assert!(matches!(
+            load_pages(&path, &params),
+            Err(PageError::NoImage { .. })
+        ));
     }
 
     #[test]

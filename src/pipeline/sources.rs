@@ -43,16 +43,7 @@ pub fn report_sources(report: &SheetReport) -> Vec<(std::path::PathBuf, usize)> 
 pub fn reload_pages(report: &SheetReport, params: &PageParams) -> Result<Vec<Page>, PageError> {
     report_sources(report)
         .into_iter()
-        .map(|(path, index)| {
-            let mut pages = page::load_pages(&path, params)?;
-            if index >= pages.len() {
-                return Err(PageError::Corrupt {
-                    path,
-                    reason: format!("has no page {}", index + 1),
-                });
-            }
-            Ok(pages.swap_remove(index))
-        })
+        .map(|(path, index)| page::load_page(&path, index, params))
         .collect()
 }
 
