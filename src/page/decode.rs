@@ -20,6 +20,7 @@ use super::{PageError, PageParams};
 /// [`PageError`] naming `path` when the bytes are empty, not an image, too large,
 /// truncated or otherwise undecodable, or when any page of a PDF gives no image (see
 /// [`decode_page_results`] for one result a page).
+#[cfg(any(test, feature = "internals"))]
 pub fn decode_pages(
     bytes: &[u8],
     path: &Path,
