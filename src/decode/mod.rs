@@ -83,7 +83,7 @@ pub const DEFAULT_BEAM_WIDTH: usize = 1024;
 
 /// How the decoder searches, what its escapes cost, how it reads cells and notations,
 /// and when it asks for review: one group per concern, each with its own defaults.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct DecodeParams {
     /// The beam search over legal positions: its width and what it prunes.
     pub search: SearchParams,
@@ -105,6 +105,23 @@ pub struct DecodeParams {
     /// Cells fixed by a human: cell index -> English SAN. The decoder plays exactly
     /// that move there and re-decodes everything around it.
     pub locked: BTreeMap<usize, String>,
+}
+
+impl Default for DecodeParams {
+    fn default() -> Self {
+        DecodeParams {
+            search: SearchParams::default(),
+            escapes: EscapeParams::default(),
+            reading: ReadingParams::default(),
+            review: ReviewParams::default(),
+            // No move prior: the pipeline adds the shipped one (`models/prior.json`).
+            prior: None,
+            // On (see the field).
+            adapt: Some(Adaptation::default()),
+            // Nothing locked until a human fixes a cell.
+            locked: BTreeMap::new(),
+        }
+    }
 }
 
 /// The beam search over legal positions.
@@ -528,5 +545,62 @@ impl Decoder {
         let mut second = beam::decode(&self.alphabet, &params, &adapted_refs);
         second.notation_scores = first.notation_scores;
         second
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defaults the decoder was measured with (see each group's `Default`).
+    #[test]
+    fn default_params_are_the_measured_ones() {
+        let p = DecodeParams::default();
+        let s = &p.search;
+        assert_eq!(
+            (
+                s.beam_width,
+                s.reads_per_parent,
+                s.diversity_window,
+                s.diversity_keep
+            ),
+            (1024, 6, 8, 3)
+        );
+        assert_eq!((s.expand_margin, s.diversity_margin), (10.0, 15.0));
+        let e = &p.escapes;
+        assert_eq!(
+            [
+                e.skip_penalty,
+                e.final_skip_penalty,
+                e.blank_penalty,
+                e.duplicate_penalty,
+                e.replace_penalty,
+                e.replace_temper,
+                e.insert_penalty,
+                e.insert_gate,
+                e.escape_share
+            ],
+            [10.0, 8.0, 2.0, 3.5, 3.5, 0.3, 4.5, 2.0, 0.5]
+        );
+        assert_eq!((e.insert_parents, e.escapes_per_parent), (4, 4));
+        let r = &p.reading;
+        assert_eq!(
+            (r.read_floor, r.form_prior, r.auto_margin),
+            (6.0, 3.0, 10.0)
+        );
+        assert_eq!((r.notation, r.form_notation), (None, None));
+        assert_eq!((r.auto_beam_width, r.auto_cells), (8, 24));
+        let v = &p.review;
+        assert_eq!(
+            [
+                v.review_below,
+                v.written_floor,
+                v.form_penalty,
+                v.long_style
+            ],
+            [0.8, 3.5, 1.0, 1.0]
+        );
+        assert!(v.calibration.is_none() && p.prior.is_none() && p.locked.is_empty());
+        assert_eq!(p.adapt, Some(Adaptation::default()));
     }
 }
