@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use image::{GrayImage, ImageFormat};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
-use super::decode::{check_size, decode_single, luma};
+use super::single::{check_size, decode_single, luma};
 use super::{PageError, PageParams};
 
 /// One page's image, or why that page gave none.
