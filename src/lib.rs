@@ -42,7 +42,8 @@ pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
-    CutCell, CutPage, GameRead, PairRead, Pipeline, PipelineParams, Reread, RereadError,
+    CorrectError, CutCell, CutPage, GameRead, PairRead, Pipeline, PipelineParams, Reread,
+    RereadError,
     SheetError, SheetOptions, SheetRead, cut_cells, reload_pages,
 };
 pub use report::{

@@ -47,7 +47,7 @@ use build::{add_copies, add_sheets, no_game};
 pub use build::{build_das_report, build_report};
 pub use cells::{CutCell, CutPage, cut_cells};
 pub use numbers::Anchor;
-pub use reread::{Reread, RereadError};
+pub use reread::{CorrectError, Reread, RereadError};
 pub use sources::{reload_pages, report_sources, source_name};
 
 const MAX_HEADER_ROWS: usize = 6;

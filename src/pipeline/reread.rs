@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{Pipeline, PipelineParams, SheetError, SheetOptions, reload_pages};
-use crate::corrections::locks;
+use crate::corrections::{CorrectionError, Merged, Request, locks, merge_in_order};
 use crate::decode::{FeaturePrior, MovePrior};
 use crate::model::CellModel;
 use crate::page::PageError;
@@ -20,6 +20,15 @@ pub enum RereadError {
     Sheet(#[from] SheetError),
     #[error("the corrections cannot all hold in one legal game (cells {0:?}); nothing changed")]
     Conflicts(Vec<usize>),
+}
+
+/// Why a set of corrections could not be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum CorrectError {
+    #[error(transparent)]
+    Check(#[from] CorrectionError),
+    #[error(transparent)]
+    Reread(#[from] RereadError),
 }
 
 /// A re-read report, and how many cells now hold another move than before.
@@ -105,5 +114,52 @@ impl Pipeline {
             report: new,
             changed,
         })
+    }
+}
+
+impl Pipeline {
+    /// Applies a human's move corrections to `report`: checked in the order of the
+    /// game, each against the game with the earlier ones applied (re-read where the
+    /// earlier ones change what follows; see [`merge_in_order`]), then the sheet
+    /// re-read with all of them (and the report's earlier ones) locked. `changed`
+    /// counts the cells that now hold another move than in `report`.
+    ///
+    /// # Errors
+    /// The first correction that does not hold in the game the earlier ones make
+    /// (nothing changes then), or the sheet cannot be re-read.
+    pub fn correct(
+        &self,
+        report: &SheetReport,
+        requests: &[Request],
+        model: &mut dyn CellModel,
+    ) -> Result<Reread, CorrectError> {
+        let mut order = requests.to_vec();
+        order.sort_by_key(|r| crate::decode::cell_index(r.move_number, r.side));
+        let mut base: Option<SheetReport> = None;
+        let mut rest: &[Request] = &order;
+        loop {
+            let game = base.as_ref().unwrap_or(report);
+            let (corrections, taken) = match merge_in_order(game, rest)? {
+                Merged::All(c) => (c, rest.len()),
+                Merged::Reread { corrections, taken } => (corrections, taken),
+            };
+            let done = taken == rest.len();
+            let reread = self.reread(game, corrections, model)?;
+            if done {
+                let changed = reread
+                    .report
+                    .moves
+                    .iter()
+                    .zip(report.moves.iter().map(|m| &m.san).chain(std::iter::repeat(&None)))
+                    .filter(|(m, old)| m.san != **old)
+                    .count();
+                return Ok(Reread {
+                    report: reread.report,
+                    changed,
+                });
+            }
+            rest = &rest[taken..];
+            base = Some(reread.report);
+        }
     }
 }
