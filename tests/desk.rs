@@ -169,3 +169,379 @@ fn corrections_whose_later_moves_hold_only_after_the_earlier_ones_apply_in_full(
     }
     assert_eq!(applied, 1, "no dependent pair applied in full: {pairs:?}");
 }
+
+// ---------------------------------------------------------------------------------
+// `scoresheet desk` over HTTP.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A desk started on an ephemeral port, killed when dropped.
+struct Desk {
+    child: Child,
+    addr: SocketAddr,
+    /// Its stderr lines, as they come.
+    lines: mpsc::Receiver<String>,
+    /// The lines before the address line.
+    early: Vec<String>,
+}
+
+impl Desk {
+    fn start(watch: &Path, out: &Path, extra: &[&str]) -> Desk {
+        let mut child = bin()
+            .arg("desk")
+            .arg(watch)
+            .arg("-o")
+            .arg(out)
+            .args(["--poll-ms", "150"])
+            .args(if extra.contains(&"--listen") { &[][..] } else { &["--listen", "127.0.0.1:0"][..] })
+            .args(extra)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start the desk");
+        let (tx, lines) = mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("desk: {line}");
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut early = Vec::new();
+        loop {
+            let line = lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("the desk says where it listens");
+            if let Some(rest) = line.strip_prefix("scoresheet: desk on http://") {
+                let addr = rest.split('/').next().unwrap().parse().unwrap();
+                return Desk { child, addr, lines, early };
+            }
+            early.push(line);
+        }
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        http(self.addr, "GET", path, &[], "")
+    }
+
+    fn post(&self, path: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+        let (status, text) = http(
+            self.addr,
+            "POST",
+            path,
+            &[("Content-Type", "application/json")],
+            &body.to_string(),
+        );
+        (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+    }
+
+    fn report(&self, stem: &str) -> serde_json::Value {
+        let (status, text) = self.get(&format!("/api/games/{stem}"));
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// Kills it (SIGKILL) and waits for it.
+    fn kill9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Desk {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request (the path sent as given, not normalised); status and body.
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    let (status, _, body) = http_full(addr, method, path, headers, body);
+    (status, body)
+}
+
+fn http_full(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req += &format!("Host: {addr}\r\n");
+    }
+    for (k, v) in headers {
+        req += &format!("{k}: {v}\r\n");
+    }
+    req += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    s.write_all(req.as_bytes()).expect("send");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("answer");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        unchunk(rest)
+    } else {
+        rest.to_string()
+    };
+    (status, head.to_string(), body)
+}
+
+fn unchunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out += &tail[..n];
+        rest = tail[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A sample read into `OUT` (`read -o`), an empty scanner's folder beside it.
+fn read_folder(sample: &str) -> (tempfile::TempDir, PathBuf, PathBuf, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let watch = dir.path().join("watch");
+    std::fs::create_dir(&watch).unwrap();
+    let report = read_sample(&out, sample);
+    (dir, watch, out, report)
+}
+
+/// A legal move at half-move `ply` other than the decoded one (English SAN).
+fn other_move(report: &serde_json::Value, ply: u64) -> String {
+    let (_, pos, decoded) = replay(report)
+        .into_iter()
+        .find(|(i, _, _)| report["moves"][*i]["ply"].as_u64() == Some(ply))
+        .unwrap();
+    let other = pos.legal_moves().into_iter().find(|m| *m != decoded).unwrap();
+    San::from_move(&pos, other).to_string()
+}
+
+fn at_ply(report: &serde_json::Value, ply: u64) -> serde_json::Value {
+    report["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["ply"].as_u64() == Some(ply))
+        .cloned()
+        .unwrap()
+}
+
+#[test]
+fn the_api_corrects_refuses_and_writes_before_it_answers() {
+    let (_dir, watch, out, read) = read_folder("hcs_142_0.jpg");
+    let json = out.join("hcs_142_0.json");
+    let desk = Desk::start(&watch, &out, &[]);
+
+    let (status, list) = desk.get("/api/games");
+    assert_eq!(status, 200);
+    let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(list[0]["stem"], "hcs_142_0");
+    assert_eq!(list[0]["plies"], read["summary"]["plies"]);
+    let report = desk.report("hcs_142_0");
+    assert_eq!(report["moves"], read["moves"], "the report is read's contract");
+    let v0 = report["version"].as_str().unwrap().to_string();
+
+    // A move at ply 5: locked, the game re-read, on disk before the answer.
+    let want = other_move(&report, 5);
+    let (status, new) = desk.post(
+        "/api/games/hcs_142_0/corrections",
+        &serde_json::json!({"ply": 5, "move": want, "version": v0}),
+    );
+    assert_eq!(status, 200, "{new}");
+    assert_eq!(at_ply(&new, 5)["state"], "locked");
+    assert_eq!(at_ply(&new, 5)["san"].as_str().unwrap().trim_end_matches(['+', '#']), want);
+    let disk = load(&json);
+    assert_eq!(disk["corrections"], new["corrections"]);
+    assert_ne!(new["version"], v0);
+    let v1 = new["version"].as_str().unwrap().to_string();
+    assert!(std::fs::read_to_string(out.join("hcs_142_0.pgn")).unwrap().contains(&want));
+
+    // Refusals change nothing.
+    let before = std::fs::read(&json).unwrap();
+    let refused = [
+        (serde_json::json!({"ply": 7, "move": "Ke5"}), 422, "illegal"),
+        (serde_json::json!({"ply": 9999, "move": "e4"}), 422, "no ply 9999"),
+        (serde_json::json!({"cell": "x9", "move": "e4"}), 422, "cell"),
+        (serde_json::json!({"ply": 7}), 400, "move"),
+        (serde_json::json!({"ply": 7, "move": "e4", "colour": 1}), 400, "unknown field"),
+        (serde_json::json!({"header": "white", "value": "A", "version": v0}), 409, "conflict"),
+        (serde_json::json!({"header": "board", "value": "five"}), 422, "board"),
+    ];
+    for (body, code, why) in refused {
+        let (status, answer) = desk.post("/api/games/hcs_142_0/corrections", &body);
+        assert_eq!(status, code, "{body} -> {answer}");
+        assert!(answer["error"].as_str().unwrap().contains(why), "{answer}");
+        assert_eq!(std::fs::read(&json).unwrap(), before, "{body} changed the report");
+    }
+    let (status, _) = desk.post("/api/games/nosuch/corrections", &serde_json::json!({"ply": 1, "move": "e4"}));
+    assert_eq!(status, 404);
+    // Not JSON, too big.
+    let (status, _) = http(desk.addr, "POST", "/api/games/hcs_142_0/corrections",
+        &[("Content-Type", "text/plain")], "{\"ply\": 1, \"move\": \"e4\"}");
+    assert_eq!(status, 415);
+    let big = format!("{{\"header\": \"event\", \"value\": \"{}\"}}", "x".repeat(100_000));
+    let (status, _) = http(desk.addr, "POST", "/api/games/hcs_142_0/corrections",
+        &[("Content-Type", "application/json")], &big);
+    assert_eq!(status, 413);
+    assert_eq!(std::fs::read(&json).unwrap(), before);
+
+    // A header, with the version of the last answer (If-Match works as well).
+    let (status, new) = desk.post(
+        "/api/games/hcs_142_0/corrections",
+        &serde_json::json!({"header": "white", "value": "Nowak, Ewa", "version": v1}),
+    );
+    assert_eq!(status, 200, "{new}");
+    assert_eq!(new["game"]["white"], "Nowak, Ewa");
+    assert_eq!(load(&json)["game"]["white"], "Nowak, Ewa");
+    assert_eq!(load(&json)["corrections"], new["corrections"]);
+
+    // Path traversal, plain and percent-encoded: refused, nothing outside OUT served.
+    for path in [
+        "/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+        "/api/games/..%2F..%2F..%2Fetc%2Fpasswd",
+        "/api/games/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+        "/games/..%2f..%2fetc%2fpasswd",
+        "/games/%2e%2e",
+        "/api/games/.hidden",
+        "/api/games/..",
+        "/static/../../etc/passwd",
+        "/api/games/hcs_142_0/../../../etc/passwd",
+    ] {
+        let (status, body) = desk.get(path);
+        assert!((400..500).contains(&status), "{path}: {status}");
+        assert!(!body.contains("root:"), "{path} served {body}");
+    }
+    // Another host name (DNS rebinding) is refused; no CORS headers on any answer.
+    let (status, _) = http(desk.addr, "GET", "/api/games", &[("Host", "evil.example")], "");
+    assert_eq!(status, 403);
+    let (_, head, _) = http_full(desk.addr, "GET", "/api/games",
+        &[("Origin", "http://evil.example")], "");
+    assert!(!head.to_ascii_lowercase().contains("access-control"), "{head}");
+    // The pages.
+    let (status, page) = desk.get("/");
+    assert_eq!(status, 200);
+    assert!(page.contains("/api/games"));
+    let (status, page) = desk.get("/games/hcs_142_0");
+    assert_eq!(status, 200);
+    assert!(page.contains("const DESK") && page.contains(&v1[..0]));
+}
+
+#[test]
+fn off_loopback_every_request_needs_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let (watch, out) = (dir.path().join("watch"), dir.path().join("out"));
+    std::fs::create_dir(&watch).unwrap();
+    // No token given: one is made and printed.
+    let desk = Desk::start(&watch, &out, &["--listen", "0.0.0.0:0"]);
+    let token = desk
+        .early
+        .iter()
+        .find_map(|l| l.strip_prefix("scoresheet: token: "))
+        .expect("the token is printed")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(token.len() >= 32);
+    let addr = SocketAddr::from(([127, 0, 0, 1], desk.addr.port()));
+    for path in ["/", "/api/games", "/api/queue", "/games/x"] {
+        assert_eq!(http(addr, "GET", path, &[], "").0, 401, "{path}");
+        let wrong = format!("Bearer {}", "0".repeat(token.len()));
+        assert_eq!(http(addr, "GET", path, &[("Authorization", &wrong)], "").0, 401);
+    }
+    let bearer = format!("Bearer {token}");
+    assert_eq!(http(addr, "GET", "/api/games", &[("Authorization", &bearer)], "").0, 200);
+    let (status, _) = http(addr, "POST", "/api/games/x/corrections",
+        &[("Content-Type", "application/json")], "{\"ply\": 1, \"move\": \"e4\"}");
+    assert_eq!(status, 401);
+    // In the browser: `/?token=T` once, then a cookie.
+    let (status, head, _) = http_full(addr, "GET", &format!("/?token={token}"), &[], "");
+    assert_eq!(status, 303);
+    assert!(head.contains(&format!("scoresheet_desk={token}")) && head.contains("HttpOnly"), "{head}");
+    let cookie = format!("scoresheet_desk={token}");
+    assert_eq!(http(addr, "GET", "/", &[("Cookie", &cookie)], "").0, 200);
+    drop(desk);
+    // A token given on loopback is required too.
+    let desk = Desk::start(&watch, &out, &["--listen", "127.0.0.1:0", "--token", "sesame-open-123"]);
+    assert_eq!(desk.get("/api/games").0, 401);
+    let ok = http(desk.addr, "GET", "/api/games", &[("Authorization", "Bearer sesame-open-123")], "");
+    assert_eq!(ok.0, 200);
+}
+
+/// Polls the queue until `file` is read or failed; its entry.
+fn wait_queued(desk: &Desk, file: &str, secs: u64) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < deadline {
+        let (_, q) = desk.get("/api/queue");
+        let q: serde_json::Value = serde_json::from_str(&q).unwrap_or_default();
+        if let Some(e) = q.as_array().into_iter().flatten().find(|e| e["file"] == file)
+            && (e["state"] == "read" || e["state"] == "failed")
+        {
+            return e.clone();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("{file} not read within {secs} s");
+}
+
+#[test]
+fn sheets_dropped_into_the_folder_are_read_and_bad_files_fail_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (watch, out) = (dir.path().join("watch"), dir.path().join("out"));
+    std::fs::create_dir(&watch).unwrap();
+    let desk = Desk::start(&watch, &out, &[]);
+    assert_eq!(desk.get("/api/games").1.trim(), "[]");
+    // Written under a hidden name, then renamed into place (as scanners do).
+    let bytes = std::fs::read(root().join("samples/hcs_142_0.jpg")).unwrap();
+    std::fs::write(watch.join(".r1b1.jpg.part"), &bytes).unwrap();
+    std::fs::rename(watch.join(".r1b1.jpg.part"), watch.join("r1b1.jpg")).unwrap();
+    std::fs::write(watch.join("broken.png"), b"not a png at all").unwrap();
+    std::fs::write(watch.join("scan.pdf"), b"%PDF-1.4").unwrap();
+    let e = wait_queued(&desk, "r1b1.jpg", 120);
+    assert_eq!(e["state"], "read", "{e}");
+    assert_eq!(e["stem"], "r1b1");
+    let bad = wait_queued(&desk, "broken.png", 60);
+    assert_eq!(bad["state"], "failed");
+    assert!(bad["reason"].as_str().unwrap().contains("broken.png"), "{bad}");
+    let pdf = wait_queued(&desk, "scan.pdf", 10);
+    assert_eq!(pdf["state"], "failed");
+    let list: serde_json::Value = serde_json::from_str(&desk.get("/api/games").1).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["stem"], "r1b1");
+    assert!(out.join("r1b1.json").is_file() && out.join("r1b1.pgn").is_file());
+    // Restarted on its folder, the desk carries on: nothing read again.
+    let before = std::fs::read(out.join("r1b1.json")).unwrap();
+    drop(desk);
+    let desk = Desk::start(&watch, &out, &[]);
+    let e = wait_queued(&desk, "r1b1.jpg", 30);
+    assert_eq!(e["state"], "read");
+    assert_eq!(std::fs::read(out.join("r1b1.json")).unwrap(), before);
+}

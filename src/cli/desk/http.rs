@@ -252,9 +252,9 @@ async fn list(State(desk): Shared) -> Response {
     }
 }
 
-/// The report as `read` writes it, with `stem` and `version` added.
-fn with_version(stem: &str, report: &SheetReport, version: &str) -> Response {
-    let mut v = serde_json::to_value(report).unwrap_or(Value::Null);
+/// The report as `read` wrote it (its file's text), with `stem` and `version` added.
+fn with_version(stem: &str, text: &str, version: &str) -> Response {
+    let mut v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
     if let Some(o) = v.as_object_mut() {
         o.insert("stem".into(), json!(stem));
         o.insert("version".into(), json!(version));
@@ -269,8 +269,8 @@ fn with_version(stem: &str, report: &SheetReport, version: &str) -> Response {
 async fn report(State(desk): Shared, Path(stem): Path<String>) -> Response {
     let d = desk.clone();
     let s = stem.clone();
-    match blocking(move || d.store.load(&s)).await {
-        Ok((r, v)) => with_version(&stem, &r, &v),
+    match blocking(move || d.store.load_text(&s)).await {
+        Ok((_, v, text)) => with_version(&stem, &text, &v),
         Err(e) => e.into_response(),
     }
 }
@@ -304,7 +304,7 @@ async fn correct(
     let d = desk.clone();
     let s = stem.clone();
     match blocking(move || d.store.correct(&s, body)).await {
-        Ok((r, v)) => with_version(&stem, &r, &v),
+        Ok((text, v)) => with_version(&stem, &text, &v),
         Err(e) => e.into_response(),
     }
 }

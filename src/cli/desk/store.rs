@@ -175,11 +175,19 @@ impl Store {
         stems
     }
 
-    /// A game's report, its file's text and version.
+    /// A game's report and its version.
     ///
     /// # Errors
     /// No such game, or a file that is no report.
     pub fn load(&self, stem: &str) -> Result<(SheetReport, String), StoreError> {
+        self.load_text(stem).map(|(r, v, _)| (r, v))
+    }
+
+    /// A game's report, its version and its file's text.
+    ///
+    /// # Errors
+    /// No such game, or a file that is no report.
+    pub fn load_text(&self, stem: &str) -> Result<(SheetReport, String, String), StoreError> {
         if !valid_stem(stem) {
             return Err(StoreError::NoGame(stem.to_string()));
         }
@@ -196,12 +204,13 @@ impl Store {
             .map_err(|_| StoreError::Failed(format!("{stem}: not UTF-8")))?;
         let report = serde_json::from_str::<SheetReport>(&text)
             .map_err(|e| StoreError::Failed(format!("{stem}: {e}")))?;
-        Ok((report, version))
+        Ok((report, version, text))
     }
 
     /// Applies one correction to a game under its lock: checked (nothing changes if it
     /// does not hold), the game re-read around a move, PGN and JSON written atomically
-    /// (JSON last), the round file rewritten. Returns the new report and version.
+    /// (JSON last), the round file rewritten. Returns the new report's file text and
+    /// version.
     ///
     /// # Errors
     /// See [`StoreError`].
@@ -209,7 +218,7 @@ impl Store {
         &self,
         stem: &str,
         body: CorrectionBody,
-    ) -> Result<(SheetReport, String), StoreError> {
+    ) -> Result<(String, String), StoreError> {
         let game = self.game_lock(stem);
         let _held = lock(&game);
         let (report, version) = self.load(stem)?;
@@ -242,10 +251,10 @@ impl Store {
                 ));
             }
         };
-        let version = self.write(stem, &new)?;
+        let (text, version) = self.write(stem, &new)?;
         drop(_held);
         self.write_round();
-        Ok((new, version))
+        Ok((text, version))
     }
 
     fn correct_move(
@@ -296,14 +305,16 @@ impl Store {
         Ok(new)
     }
 
-    /// Writes a game's PGN, then its JSON (atomically each); returns the new version.
-    fn write(&self, stem: &str, report: &SheetReport) -> Result<String, StoreError> {
+    /// Writes a game's PGN, then its JSON (atomically each); returns the JSON text and
+    /// its version.
+    fn write(&self, stem: &str, report: &SheetReport) -> Result<(String, String), StoreError> {
         let pgn = to_pgn(report, &PgnTags::default(), &report.producer.tool);
         let json = report.to_json();
         write_atomic(&self.out.join(format!("{stem}.pgn")), pgn.as_bytes())
             .and_then(|()| write_atomic(&self.json_path(stem), json.as_bytes()))
             .map_err(|e| StoreError::Failed(e.to_string()))?;
-        Ok(version_of(json.as_bytes()))
+        let version = version_of(json.as_bytes());
+        Ok((json, version))
     }
 
     /// Rewrites the round file (`--pgn-out`) from every report, in round and board
