@@ -183,8 +183,8 @@ use std::time::{Duration, Instant};
 struct Desk {
     child: Child,
     addr: SocketAddr,
-    /// Its stderr lines, as they come.
-    lines: mpsc::Receiver<String>,
+    /// Its stderr lines, as they come (held, so that the desk's stderr stays open).
+    _lines: mpsc::Receiver<String>,
     /// The lines before the address line.
     early: Vec<String>,
 }
@@ -221,7 +221,7 @@ impl Desk {
                 .expect("the desk says where it listens");
             if let Some(rest) = line.strip_prefix("scoresheet: desk on http://") {
                 let addr = rest.split('/').next().unwrap().parse().unwrap();
-                return Desk { child, addr, lines, early };
+                return Desk { child, addr, _lines: lines, early };
             }
             early.push(line);
         }
@@ -544,4 +544,195 @@ fn sheets_dropped_into_the_folder_are_read_and_bad_files_fail_with_the_reason() 
     let e = wait_queued(&desk, "r1b1.jpg", 30);
     assert_eq!(e["state"], "read");
     assert_eq!(std::fs::read(out.join("r1b1.json")).unwrap(), before);
+}
+
+/// A header field of a report's game ("" when unset).
+fn header_of(report: &serde_json::Value, field: &str) -> String {
+    report["game"][field].as_str().unwrap_or("").to_string()
+}
+
+#[test]
+fn kill_9_during_a_session_loses_no_acknowledged_correction() {
+    let (_dir, watch, out, read) = read_folder("hcs_142_0.jpg");
+    let moves = [other_move(&read, 5), at_ply(&read, 5)["san"].as_str().unwrap().to_string()];
+    let fields = ["event", "site", "white", "black"];
+    // Three sessions, killed at different moments of their scripts.
+    for (round, kill_after) in [(0u32, 700u64), (1, 1900), (2, 3100)] {
+        let desk = Desk::start(&watch, &out, &[]);
+        let addr = desk.addr;
+        let pid = desk.child.id();
+        let killer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(kill_after));
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        });
+        // Last acknowledged value per header field and of the move at ply 5, and what
+        // was in flight when the desk died.
+        let mut acked: std::collections::HashMap<String, String> = Default::default();
+        let mut in_flight: Option<(String, String)> = None;
+        let mut answered = 0;
+        for i in 0.. {
+            let (key, body) = if i % 4 == 3 {
+                let san = moves[(i / 4) % 2].clone();
+                ("ply5".to_string(), serde_json::json!({"ply": 5, "move": san}))
+            } else {
+                let field = fields[i % fields.len()];
+                let value = format!("s{round}-{i}");
+                (field.to_string(), serde_json::json!({"header": field, "value": value}))
+            };
+            let sent = body.get("move").or(body.get("value")).unwrap().as_str().unwrap().to_string();
+            let (status, _) = match std::panic::catch_unwind(|| {
+                http(addr, "POST", "/api/games/hcs_142_0/corrections",
+                     &[("Content-Type", "application/json")], &body.to_string())
+            }) {
+                Ok(r) => r,
+                Err(_) => (0, String::new()),
+            };
+            if status == 200 {
+                answered += 1;
+                acked.insert(key, sent);
+            } else {
+                assert_eq!(status, 0, "only a dead desk fails here");
+                in_flight = Some((key, sent));
+                break;
+            }
+        }
+        killer.join().unwrap();
+        desk.kill9();
+        assert!(!acked.is_empty(), "session {round}: nothing acknowledged before the kill");
+        // Nothing broken on disk.
+        for e in std::fs::read_dir(&out).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "json") && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+                load(&p);
+            }
+        }
+        let desk = Desk::start(&watch, &out, &[]);
+        let now = desk.report("hcs_142_0");
+        for (key, value) in &acked {
+            let got = if key == "ply5" {
+                at_ply(&now, 5)["san"].as_str().unwrap().trim_end_matches(['+', '#']).to_string()
+            } else {
+                header_of(&now, key)
+            };
+            let maybe = in_flight.as_ref().filter(|(k, _)| k == key).map(|(_, v)| v);
+            assert!(got == *value || Some(&got) == maybe,
+                "session {round}: {key} is {got}, acknowledged {value} (in flight {maybe:?})");
+        }
+        if acked.contains_key("ply5") {
+            assert_eq!(at_ply(&now, 5)["state"], "locked");
+        }
+        // What a killed writer left is swept at start.
+        let left: Vec<_> = std::fs::read_dir(&out).unwrap().filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp")).collect();
+        assert!(left.is_empty(), "{left:?}");
+        eprintln!("session {round}: {answered} acknowledged, in flight {in_flight:?}");
+        desk.kill9();
+    }
+}
+
+/// The value at quantile `q` of sorted durations, in milliseconds.
+fn ms(sorted: &[Duration], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+#[test]
+fn load_20_clients_100_requests_each_no_error_no_lost_correction() {
+    // Bounded: 20 clients x 100 requests on loopback, reads and corrections mixed,
+    // each client correcting its own game (a copy of one report): 4 header fields in
+    // turn every 5th request, one move (a re-read of the sheet) at request 50.
+    const CLIENTS: usize = 20;
+    const REQUESTS: usize = 100;
+    let (_dir, watch, out, read) = read_folder("hcs_142_0.jpg");
+    let text = std::fs::read_to_string(out.join("hcs_142_0.json")).unwrap();
+    for c in 0..CLIENTS {
+        std::fs::write(out.join(format!("g{c:02}.json")), &text).unwrap();
+    }
+    let want_move = other_move(&read, 5);
+    let desk = Desk::start(&watch, &out, &[]);
+    let addr = desk.addr;
+    let started = Instant::now();
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let want_move = want_move.clone();
+            std::thread::spawn(move || {
+                let fields = ["event", "site", "white", "black"];
+                let mut times: Vec<(&'static str, Duration)> = Vec::new();
+                let mut last: std::collections::HashMap<&str, String> = Default::default();
+                let game = format!("g{c:02}");
+                for r in 0..REQUESTS {
+                    let t = Instant::now();
+                    let (kind, (status, body)) = if r == 50 {
+                        let body = serde_json::json!({"ply": 5, "move": want_move}).to_string();
+                        ("move", http(addr, "POST", &format!("/api/games/{game}/corrections"),
+                            &[("Content-Type", "application/json")], &body))
+                    } else if r % 5 == 4 {
+                        let field = fields[(r / 5) % 4];
+                        let value = format!("c{c}-r{r}");
+                        let body = serde_json::json!({"header": field, "value": value}).to_string();
+                        let answer = http(addr, "POST", &format!("/api/games/{game}/corrections"),
+                            &[("Content-Type", "application/json")], &body);
+                        if answer.0 == 200 {
+                            last.insert(field, value);
+                        }
+                        ("header", answer)
+                    } else if r % 2 == 0 {
+                        ("read", http(addr, "GET", "/api/games", &[], ""))
+                    } else {
+                        let other = format!("g{:02}", (c + r) % CLIENTS);
+                        ("read", http(addr, "GET", &format!("/api/games/{other}"), &[], ""))
+                    };
+                    assert_eq!(status, 200, "client {c} request {r}: {body}");
+                    times.push((kind, t.elapsed()));
+                }
+                (times, last)
+            })
+        })
+        .collect();
+    let mut all: Vec<(&str, Duration)> = Vec::new();
+    let mut lasts = Vec::new();
+    for h in clients {
+        let (times, last) = h.join().expect("a client failed");
+        all.extend(times);
+        lasts.push(last);
+    }
+    let wall = started.elapsed();
+    assert!(wall < Duration::from_secs(600), "bounded in time: {wall:?}");
+    // No lost correction: each game holds its client's last value of every field,
+    // and its move.
+    for (c, last) in lasts.iter().enumerate() {
+        let r = load(&out.join(format!("g{c:02}.json")));
+        for (field, value) in last {
+            assert_eq!(header_of(&r, field), *value, "g{c:02} {field}");
+        }
+        assert_eq!(r["header_corrections"].as_array().unwrap().len(), 4);
+        assert_eq!(at_ply(&r, 5)["state"], "locked", "g{c:02}");
+        assert_eq!(r["corrections"][0]["san"], want_move.as_str());
+    }
+    let n = all.len();
+    let mut figures = format!(
+        "load: {CLIENTS} clients x {REQUESTS} requests = {n} in {:.1} s, {:.0} requests/s",
+        wall.as_secs_f64(),
+        n as f64 / wall.as_secs_f64()
+    );
+    for kind in ["all", "read", "header", "move"] {
+        let mut t: Vec<Duration> = all
+            .iter()
+            .filter(|(k, _)| kind == "all" || *k == kind)
+            .map(|(_, d)| *d)
+            .collect();
+        t.sort();
+        figures += &format!(
+            "\n  {kind:>6}: {:>4} requests, median {:.1} ms, p99 {:.1} ms",
+            t.len(),
+            ms(&t, 0.5),
+            ms(&t, 0.99)
+        );
+    }
+    println!("{figures}");
+    eprintln!("{figures}");
 }
