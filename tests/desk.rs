@@ -736,3 +736,67 @@ fn load_20_clients_100_requests_each_no_error_no_lost_correction() {
     println!("{figures}");
     eprintln!("{figures}");
 }
+
+fn browser_ready() -> bool {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let playwright = root()
+        .join("tests/browser/node_modules/playwright-core")
+        .is_dir();
+    let ready = node && playwright && Path::new(&chromium).exists();
+    if !ready {
+        let msg = format!(
+            "browser test needs node ({node}), tests/browser/node_modules/playwright-core ({playwright}, \
+             run `npm ci` there) and Chromium at {chromium}"
+        );
+        assert!(std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(), "{msg}");
+        eprintln!("skipping: {msg}");
+    }
+    ready
+}
+
+#[test]
+fn the_desk_in_a_real_browser_shows_a_dropped_sheet_and_keeps_a_keyboard_correction() {
+    if !browser_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (watch, out) = (dir.path().join("watch"), dir.path().join("out"));
+    std::fs::create_dir(&watch).unwrap();
+    let desk = Desk::start(&watch, &out, &[]);
+    let node = run(Command::new("node")
+        .arg(root().join("tests/browser/desk.mjs"))
+        .arg(format!("http://{}", desk.addr))
+        .arg(root().join("samples/hcs_142_0.jpg"))
+        .arg(&watch));
+    let result: serde_json::Value = serde_json::from_slice(&node.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&node.stdout)));
+    eprintln!("browser: {result}");
+    assert!(node.status.success(), "{result}");
+    assert_eq!(result["errors"].as_array().unwrap().len(), 0, "{result}");
+    assert_eq!(result["before"], 0, "the round starts empty");
+    assert!(result["queue"].as_str().unwrap().starts_with("read"), "{result}");
+    let plan = &result["plan"];
+    let i = plan["index"].as_u64().unwrap() as usize;
+    let typed = plan["move"].as_str().unwrap();
+    let sans = |v: &serde_json::Value| -> Vec<String> {
+        v["sans"].as_array().unwrap().iter()
+            .map(|s| s.as_str().unwrap_or("").trim_end_matches(['+', '#']).to_string())
+            .collect()
+    };
+    let (before, after, reloaded) = (sans(plan), sans(&result["after"]), sans(&result["reloaded"]));
+    // The correction, locked; the moves after it re-read (they changed).
+    assert_eq!(after[i], typed);
+    assert_eq!(result["after"]["state"], "locked");
+    assert!(result["after"]["message"].as_str().unwrap().starts_with("saved"), "{result}");
+    assert_ne!(after[i + 1..], before[i + 1..], "the moves after it changed");
+    // Reloaded: kept.
+    assert_eq!(reloaded, after);
+    assert_eq!(result["reloaded"]["state"], "locked");
+    let report = load(&out.join("hcs_142_0.json"));
+    assert_eq!(report["corrections"][0]["san"], typed);
+    assert_eq!(report["corrections"][0]["by"], "desk-page");
+}
