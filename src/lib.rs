@@ -43,8 +43,7 @@ pub use page::{PageParams, load_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
     CorrectError, CutCell, CutPage, GameRead, PairRead, Pipeline, PipelineParams, Reread,
-    RereadError,
-    SheetError, SheetOptions, SheetRead, cut_cells, reload_pages,
+    RereadError, SheetError, SheetOptions, SheetRead, cut_cells, reload_pages,
 };
 pub use report::{
     Correction, HeaderCorrection, PgnTags, Producer, ReadSettings, ReviewSheet, SheetReport,

@@ -162,7 +162,10 @@ fn corrections_whose_later_moves_hold_only_after_the_earlier_ones_apply_in_full(
         };
         for (i, san) in [(*k, a), (*k2, b)] {
             assert_eq!(at(i)["state"], "locked");
-            assert_eq!(at(i)["san"].as_str().unwrap().trim_end_matches(['+', '#']), san);
+            assert_eq!(
+                at(i)["san"].as_str().unwrap().trim_end_matches(['+', '#']),
+                san
+            );
         }
         applied += 1;
         break;
@@ -197,7 +200,11 @@ impl Desk {
             .arg("-o")
             .arg(out)
             .args(["--poll-ms", "150"])
-            .args(if extra.contains(&"--listen") { &[][..] } else { &["--listen", "127.0.0.1:0"][..] })
+            .args(if extra.contains(&"--listen") {
+                &[][..]
+            } else {
+                &["--listen", "127.0.0.1:0"][..]
+            })
             .args(extra)
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
@@ -221,7 +228,12 @@ impl Desk {
                 .expect("the desk says where it listens");
             if let Some(rest) = line.strip_prefix("scoresheet: desk on http://") {
                 let addr = rest.split('/').next().unwrap().parse().unwrap();
-                return Desk { child, addr, _lines: lines, early };
+                return Desk {
+                    child,
+                    addr,
+                    _lines: lines,
+                    early,
+                };
             }
             early.push(line);
         }
@@ -239,7 +251,10 @@ impl Desk {
             &[("Content-Type", "application/json")],
             &body.to_string(),
         );
-        (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
     }
 
     fn report(&self, stem: &str) -> serde_json::Value {
@@ -301,7 +316,10 @@ fn http_full(
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         unchunk(rest)
     } else {
         rest.to_string()
@@ -338,7 +356,11 @@ fn other_move(report: &serde_json::Value, ply: u64) -> String {
         .into_iter()
         .find(|(i, _, _)| report["moves"][*i]["ply"].as_u64() == Some(ply))
         .unwrap();
-    let other = pos.legal_moves().into_iter().find(|m| *m != decoded).unwrap();
+    let other = pos
+        .legal_moves()
+        .into_iter()
+        .find(|m| *m != decoded)
+        .unwrap();
     San::from_move(&pos, other).to_string()
 }
 
@@ -364,7 +386,10 @@ fn the_api_corrects_refuses_and_writes_before_it_answers() {
     assert_eq!(list[0]["stem"], "hcs_142_0");
     assert_eq!(list[0]["plies"], read["summary"]["plies"]);
     let report = desk.report("hcs_142_0");
-    assert_eq!(report["moves"], read["moves"], "the report is read's contract");
+    assert_eq!(
+        report["moves"], read["moves"],
+        "the report is read's contract"
+    );
     let v0 = report["version"].as_str().unwrap().to_string();
 
     // A move at ply 5: locked, the game re-read, on disk before the answer.
@@ -375,39 +400,85 @@ fn the_api_corrects_refuses_and_writes_before_it_answers() {
     );
     assert_eq!(status, 200, "{new}");
     assert_eq!(at_ply(&new, 5)["state"], "locked");
-    assert_eq!(at_ply(&new, 5)["san"].as_str().unwrap().trim_end_matches(['+', '#']), want);
+    assert_eq!(
+        at_ply(&new, 5)["san"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches(['+', '#']),
+        want
+    );
     let disk = load(&json);
     assert_eq!(disk["corrections"], new["corrections"]);
     assert_ne!(new["version"], v0);
     let v1 = new["version"].as_str().unwrap().to_string();
-    assert!(std::fs::read_to_string(out.join("hcs_142_0.pgn")).unwrap().contains(&want));
+    assert!(
+        std::fs::read_to_string(out.join("hcs_142_0.pgn"))
+            .unwrap()
+            .contains(&want)
+    );
 
     // Refusals change nothing.
     let before = std::fs::read(&json).unwrap();
     let refused = [
         (serde_json::json!({"ply": 7, "move": "Ke5"}), 422, "illegal"),
-        (serde_json::json!({"ply": 9999, "move": "e4"}), 422, "no ply 9999"),
+        (
+            serde_json::json!({"ply": 9999, "move": "e4"}),
+            422,
+            "no ply 9999",
+        ),
         (serde_json::json!({"cell": "x9", "move": "e4"}), 422, "cell"),
         (serde_json::json!({"ply": 7}), 400, "move"),
-        (serde_json::json!({"ply": 7, "move": "e4", "colour": 1}), 400, "unknown field"),
-        (serde_json::json!({"header": "white", "value": "A", "version": v0}), 409, "conflict"),
-        (serde_json::json!({"header": "board", "value": "five"}), 422, "board"),
+        (
+            serde_json::json!({"ply": 7, "move": "e4", "colour": 1}),
+            400,
+            "unknown field",
+        ),
+        (
+            serde_json::json!({"header": "white", "value": "A", "version": v0}),
+            409,
+            "conflict",
+        ),
+        (
+            serde_json::json!({"header": "board", "value": "five"}),
+            422,
+            "board",
+        ),
     ];
     for (body, code, why) in refused {
         let (status, answer) = desk.post("/api/games/hcs_142_0/corrections", &body);
         assert_eq!(status, code, "{body} -> {answer}");
         assert!(answer["error"].as_str().unwrap().contains(why), "{answer}");
-        assert_eq!(std::fs::read(&json).unwrap(), before, "{body} changed the report");
+        assert_eq!(
+            std::fs::read(&json).unwrap(),
+            before,
+            "{body} changed the report"
+        );
     }
-    let (status, _) = desk.post("/api/games/nosuch/corrections", &serde_json::json!({"ply": 1, "move": "e4"}));
+    let (status, _) = desk.post(
+        "/api/games/nosuch/corrections",
+        &serde_json::json!({"ply": 1, "move": "e4"}),
+    );
     assert_eq!(status, 404);
     // Not JSON, too big.
-    let (status, _) = http(desk.addr, "POST", "/api/games/hcs_142_0/corrections",
-        &[("Content-Type", "text/plain")], "{\"ply\": 1, \"move\": \"e4\"}");
+    let (status, _) = http(
+        desk.addr,
+        "POST",
+        "/api/games/hcs_142_0/corrections",
+        &[("Content-Type", "text/plain")],
+        "{\"ply\": 1, \"move\": \"e4\"}",
+    );
     assert_eq!(status, 415);
-    let big = format!("{{\"header\": \"event\", \"value\": \"{}\"}}", "x".repeat(100_000));
-    let (status, _) = http(desk.addr, "POST", "/api/games/hcs_142_0/corrections",
-        &[("Content-Type", "application/json")], &big);
+    let big = format!(
+        "{{\"header\": \"event\", \"value\": \"{}\"}}",
+        "x".repeat(100_000)
+    );
+    let (status, _) = http(
+        desk.addr,
+        "POST",
+        "/api/games/hcs_142_0/corrections",
+        &[("Content-Type", "application/json")],
+        &big,
+    );
     assert_eq!(status, 413);
     assert_eq!(std::fs::read(&json).unwrap(), before);
 
@@ -440,11 +511,25 @@ fn the_api_corrects_refuses_and_writes_before_it_answers() {
         assert!(!body.contains("root:"), "{path} served {body}");
     }
     // Another host name (DNS rebinding) is refused; no CORS headers on any answer.
-    let (status, _) = http(desk.addr, "GET", "/api/games", &[("Host", "evil.example")], "");
+    let (status, _) = http(
+        desk.addr,
+        "GET",
+        "/api/games",
+        &[("Host", "evil.example")],
+        "",
+    );
     assert_eq!(status, 403);
-    let (_, head, _) = http_full(desk.addr, "GET", "/api/games",
-        &[("Origin", "http://evil.example")], "");
-    assert!(!head.to_ascii_lowercase().contains("access-control"), "{head}");
+    let (_, head, _) = http_full(
+        desk.addr,
+        "GET",
+        "/api/games",
+        &[("Origin", "http://evil.example")],
+        "",
+    );
+    assert!(
+        !head.to_ascii_lowercase().contains("access-control"),
+        "{head}"
+    );
     // The pages.
     let (status, page) = desk.get("/");
     assert_eq!(status, 200);
@@ -475,24 +560,48 @@ fn off_loopback_every_request_needs_the_token() {
     for path in ["/", "/api/games", "/api/queue", "/games/x"] {
         assert_eq!(http(addr, "GET", path, &[], "").0, 401, "{path}");
         let wrong = format!("Bearer {}", "0".repeat(token.len()));
-        assert_eq!(http(addr, "GET", path, &[("Authorization", &wrong)], "").0, 401);
+        assert_eq!(
+            http(addr, "GET", path, &[("Authorization", &wrong)], "").0,
+            401
+        );
     }
     let bearer = format!("Bearer {token}");
-    assert_eq!(http(addr, "GET", "/api/games", &[("Authorization", &bearer)], "").0, 200);
-    let (status, _) = http(addr, "POST", "/api/games/x/corrections",
-        &[("Content-Type", "application/json")], "{\"ply\": 1, \"move\": \"e4\"}");
+    assert_eq!(
+        http(addr, "GET", "/api/games", &[("Authorization", &bearer)], "").0,
+        200
+    );
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/api/games/x/corrections",
+        &[("Content-Type", "application/json")],
+        "{\"ply\": 1, \"move\": \"e4\"}",
+    );
     assert_eq!(status, 401);
     // In the browser: `/?token=T` once, then a cookie.
     let (status, head, _) = http_full(addr, "GET", &format!("/?token={token}"), &[], "");
     assert_eq!(status, 303);
-    assert!(head.contains(&format!("scoresheet_desk={token}")) && head.contains("HttpOnly"), "{head}");
+    assert!(
+        head.contains(&format!("scoresheet_desk={token}")) && head.contains("HttpOnly"),
+        "{head}"
+    );
     let cookie = format!("scoresheet_desk={token}");
     assert_eq!(http(addr, "GET", "/", &[("Cookie", &cookie)], "").0, 200);
     drop(desk);
     // A token given on loopback is required too.
-    let desk = Desk::start(&watch, &out, &["--listen", "127.0.0.1:0", "--token", "sesame-open-123"]);
+    let desk = Desk::start(
+        &watch,
+        &out,
+        &["--listen", "127.0.0.1:0", "--token", "sesame-open-123"],
+    );
     assert_eq!(desk.get("/api/games").0, 401);
-    let ok = http(desk.addr, "GET", "/api/games", &[("Authorization", "Bearer sesame-open-123")], "");
+    let ok = http(
+        desk.addr,
+        "GET",
+        "/api/games",
+        &[("Authorization", "Bearer sesame-open-123")],
+        "",
+    );
     assert_eq!(ok.0, 200);
 }
 
@@ -502,7 +611,11 @@ fn wait_queued(desk: &Desk, file: &str, secs: u64) -> serde_json::Value {
     while Instant::now() < deadline {
         let (_, q) = desk.get("/api/queue");
         let q: serde_json::Value = serde_json::from_str(&q).unwrap_or_default();
-        if let Some(e) = q.as_array().into_iter().flatten().find(|e| e["file"] == file)
+        if let Some(e) = q
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["file"] == file)
             && (e["state"] == "read" || e["state"] == "failed")
         {
             return e.clone();
@@ -530,7 +643,10 @@ fn sheets_dropped_into_the_folder_are_read_and_bad_files_fail_with_the_reason() 
     assert_eq!(e["stem"], "r1b1");
     let bad = wait_queued(&desk, "broken.png", 60);
     assert_eq!(bad["state"], "failed");
-    assert!(bad["reason"].as_str().unwrap().contains("broken.png"), "{bad}");
+    assert!(
+        bad["reason"].as_str().unwrap().contains("broken.png"),
+        "{bad}"
+    );
     let pdf = wait_queued(&desk, "scan.pdf", 10);
     assert_eq!(pdf["state"], "failed");
     let list: serde_json::Value = serde_json::from_str(&desk.get("/api/games").1).unwrap();
@@ -554,7 +670,10 @@ fn header_of(report: &serde_json::Value, field: &str) -> String {
 #[test]
 fn kill_9_during_a_session_loses_no_acknowledged_correction() {
     let (_dir, watch, out, read) = read_folder("hcs_142_0.jpg");
-    let moves = [other_move(&read, 5), at_ply(&read, 5)["san"].as_str().unwrap().to_string()];
+    let moves = [
+        other_move(&read, 5),
+        at_ply(&read, 5)["san"].as_str().unwrap().to_string(),
+    ];
     let fields = ["event", "site", "white", "black"];
     // Three sessions, killed at different moments of their scripts.
     for (round, kill_after) in [(0u32, 700u64), (1, 1900), (2, 3100)] {
@@ -573,16 +692,33 @@ fn kill_9_during_a_session_loses_no_acknowledged_correction() {
         for i in 0.. {
             let (key, body) = if i % 4 == 3 {
                 let san = moves[(i / 4) % 2].clone();
-                ("ply5".to_string(), serde_json::json!({"ply": 5, "move": san}))
+                (
+                    "ply5".to_string(),
+                    serde_json::json!({"ply": 5, "move": san}),
+                )
             } else {
                 let field = fields[i % fields.len()];
                 let value = format!("s{round}-{i}");
-                (field.to_string(), serde_json::json!({"header": field, "value": value}))
+                (
+                    field.to_string(),
+                    serde_json::json!({"header": field, "value": value}),
+                )
             };
-            let sent = body.get("move").or(body.get("value")).unwrap().as_str().unwrap().to_string();
+            let sent = body
+                .get("move")
+                .or(body.get("value"))
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string();
             let (status, _) = match std::panic::catch_unwind(|| {
-                http(addr, "POST", "/api/games/hcs_142_0/corrections",
-                     &[("Content-Type", "application/json")], &body.to_string())
+                http(
+                    addr,
+                    "POST",
+                    "/api/games/hcs_142_0/corrections",
+                    &[("Content-Type", "application/json")],
+                    &body.to_string(),
+                )
             }) {
                 Ok(r) => r,
                 Err(_) => (0, String::new()),
@@ -598,11 +734,16 @@ fn kill_9_during_a_session_loses_no_acknowledged_correction() {
         }
         killer.join().unwrap();
         desk.kill9();
-        assert!(!acked.is_empty(), "session {round}: nothing acknowledged before the kill");
+        assert!(
+            !acked.is_empty(),
+            "session {round}: nothing acknowledged before the kill"
+        );
         // Nothing broken on disk.
         for e in std::fs::read_dir(&out).unwrap() {
             let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "json") && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+            if p.extension().is_some_and(|x| x == "json")
+                && !p.file_name().unwrap().to_string_lossy().starts_with('.')
+            {
                 load(&p);
             }
         }
@@ -610,21 +751,30 @@ fn kill_9_during_a_session_loses_no_acknowledged_correction() {
         let now = desk.report("hcs_142_0");
         for (key, value) in &acked {
             let got = if key == "ply5" {
-                at_ply(&now, 5)["san"].as_str().unwrap().trim_end_matches(['+', '#']).to_string()
+                at_ply(&now, 5)["san"]
+                    .as_str()
+                    .unwrap()
+                    .trim_end_matches(['+', '#'])
+                    .to_string()
             } else {
                 header_of(&now, key)
             };
             let maybe = in_flight.as_ref().filter(|(k, _)| k == key).map(|(_, v)| v);
-            assert!(got == *value || Some(&got) == maybe,
-                "session {round}: {key} is {got}, acknowledged {value} (in flight {maybe:?})");
+            assert!(
+                got == *value || Some(&got) == maybe,
+                "session {round}: {key} is {got}, acknowledged {value} (in flight {maybe:?})"
+            );
         }
         if acked.contains_key("ply5") {
             assert_eq!(at_ply(&now, 5)["state"], "locked");
         }
         // What a killed writer left is swept at start.
-        let left: Vec<_> = std::fs::read_dir(&out).unwrap().filter_map(Result::ok)
+        let left: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .filter_map(Result::ok)
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp")).collect();
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
         assert!(left.is_empty(), "{left:?}");
         eprintln!("session {round}: {answered} acknowledged, in flight {in_flight:?}");
         desk.kill9();
@@ -668,14 +818,27 @@ fn load_20_clients_100_requests_each_no_error_no_lost_correction() {
                     let t = Instant::now();
                     let (kind, (status, body)) = if r == 50 {
                         let body = serde_json::json!({"ply": 5, "move": want_move}).to_string();
-                        ("move", http(addr, "POST", &format!("/api/games/{game}/corrections"),
-                            &[("Content-Type", "application/json")], &body))
+                        (
+                            "move",
+                            http(
+                                addr,
+                                "POST",
+                                &format!("/api/games/{game}/corrections"),
+                                &[("Content-Type", "application/json")],
+                                &body,
+                            ),
+                        )
                     } else if r % 5 == 4 {
                         let field = fields[(r / 5) % 4];
                         let value = format!("c{c}-r{r}");
                         let body = serde_json::json!({"header": field, "value": value}).to_string();
-                        let answer = http(addr, "POST", &format!("/api/games/{game}/corrections"),
-                            &[("Content-Type", "application/json")], &body);
+                        let answer = http(
+                            addr,
+                            "POST",
+                            &format!("/api/games/{game}/corrections"),
+                            &[("Content-Type", "application/json")],
+                            &body,
+                        );
                         if answer.0 == 200 {
                             last.insert(field, value);
                         }
@@ -684,7 +847,10 @@ fn load_20_clients_100_requests_each_no_error_no_lost_correction() {
                         ("read", http(addr, "GET", "/api/games", &[], ""))
                     } else {
                         let other = format!("g{:02}", (c + r) % CLIENTS);
-                        ("read", http(addr, "GET", &format!("/api/games/{other}"), &[], ""))
+                        (
+                            "read",
+                            http(addr, "GET", &format!("/api/games/{other}"), &[], ""),
+                        )
                     };
                     assert_eq!(status, 200, "client {c} request {r}: {body}");
                     times.push((kind, t.elapsed()));
@@ -752,7 +918,10 @@ fn browser_ready() -> bool {
             "browser test needs node ({node}), tests/browser/node_modules/playwright-core ({playwright}, \
              run `npm ci` there) and Chromium at {chromium}"
         );
-        assert!(std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(), "{msg}");
+        assert!(
+            std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(),
+            "{msg}"
+        );
         eprintln!("skipping: {msg}");
     }
     ready
@@ -778,21 +947,46 @@ fn the_desk_in_a_real_browser_shows_a_dropped_sheet_and_keeps_a_keyboard_correct
     assert!(node.status.success(), "{result}");
     assert_eq!(result["errors"].as_array().unwrap().len(), 0, "{result}");
     assert_eq!(result["before"], 0, "the round starts empty");
-    assert!(result["queue"].as_str().unwrap().starts_with("read"), "{result}");
+    assert!(
+        result["queue"].as_str().unwrap().starts_with("read"),
+        "{result}"
+    );
     let plan = &result["plan"];
     let i = plan["index"].as_u64().unwrap() as usize;
     let typed = plan["move"].as_str().unwrap();
     let sans = |v: &serde_json::Value| -> Vec<String> {
-        v["sans"].as_array().unwrap().iter()
-            .map(|s| s.as_str().unwrap_or("").trim_end_matches(['+', '#']).to_string())
+        v["sans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s.as_str()
+                    .unwrap_or("")
+                    .trim_end_matches(['+', '#'])
+                    .to_string()
+            })
             .collect()
     };
-    let (before, after, reloaded) = (sans(plan), sans(&result["after"]), sans(&result["reloaded"]));
+    let (before, after, reloaded) = (
+        sans(plan),
+        sans(&result["after"]),
+        sans(&result["reloaded"]),
+    );
     // The correction, locked; the moves after it re-read (they changed).
     assert_eq!(after[i], typed);
     assert_eq!(result["after"]["state"], "locked");
-    assert!(result["after"]["message"].as_str().unwrap().starts_with("saved"), "{result}");
-    assert_ne!(after[i + 1..], before[i + 1..], "the moves after it changed");
+    assert!(
+        result["after"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("saved"),
+        "{result}"
+    );
+    assert_ne!(
+        after[i + 1..],
+        before[i + 1..],
+        "the moves after it changed"
+    );
     // Reloaded: kept.
     assert_eq!(reloaded, after);
     assert_eq!(result["reloaded"]["state"], "locked");

@@ -150,7 +150,13 @@ impl Pipeline {
                     .report
                     .moves
                     .iter()
-                    .zip(report.moves.iter().map(|m| &m.san).chain(std::iter::repeat(&None)))
+                    .zip(
+                        report
+                            .moves
+                            .iter()
+                            .map(|m| &m.san)
+                            .chain(std::iter::repeat(&None)),
+                    )
                     .filter(|(m, old)| m.san != **old)
                     .count();
                 return Ok(Reread {

@@ -99,7 +99,11 @@ fn token_of(req: &Request) -> Option<(String, bool)> {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|c| c.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string));
+        .find_map(|c| {
+            c.trim()
+                .strip_prefix(&format!("{COOKIE}="))
+                .map(str::to_string)
+        });
     if let Some(t) = cookie {
         return Some((t, false));
     }
@@ -121,7 +125,10 @@ fn loopback_host(headers: &HeaderMap) -> bool {
     } else {
         host.rsplit_once(':').map_or(host, |(h, _)| h)
     };
-    name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    name == "localhost"
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Every request: the token when one is set (else a loopback Host); every answer:
@@ -177,7 +184,10 @@ fn cookie(token: &str) -> HeaderValue {
 
 fn harden(mut r: Response) -> Response {
     let h = r.headers_mut();
-    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert("x-frame-options", HeaderValue::from_static("DENY"));
     h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

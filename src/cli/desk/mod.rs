@@ -72,7 +72,8 @@ struct AsRead {
 }
 
 fn read_args(args: &DeskArgs) -> anyhow::Result<ReadArgs> {
-    let mut argv: Vec<std::ffi::OsString> = vec!["read".into(), "-o".into(), args.out.clone().into()];
+    let mut argv: Vec<std::ffi::OsString> =
+        vec!["read".into(), "-o".into(), args.out.clone().into()];
     let mut opt = |flag: &str, v: Option<std::ffi::OsString>| {
         if let Some(v) = v {
             argv.push(flag.into());
@@ -101,7 +102,10 @@ pub fn run(args: DeskArgs) -> anyhow::Result<ExitCode> {
     let addr: SocketAddr = match args.listen.parse() {
         Ok(a) => a,
         Err(_) => {
-            diag(format!("--listen {}: give an address and port, e.g. 127.0.0.1:8080", args.listen));
+            diag(format!(
+                "--listen {}: give an address and port, e.g. 127.0.0.1:8080",
+                args.listen
+            ));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -109,7 +113,12 @@ pub fn run(args: DeskArgs) -> anyhow::Result<ExitCode> {
         diag(format!("{}: no such folder to watch", args.watch.display()));
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    if args.token.as_deref().is_some_and(|t| t.len() < 8 || !t.bytes().all(|b| b.is_ascii_graphic() && b != b';' && b != b'&')) {
+    if args.token.as_deref().is_some_and(|t| {
+        t.len() < 8
+            || !t
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && b != b';' && b != b'&')
+    }) {
         diag("--token: give at least 8 printable characters, without ; and &");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
@@ -129,7 +138,9 @@ pub fn run(args: DeskArgs) -> anyhow::Result<ExitCode> {
         (None, true) => None,
         (None, false) => {
             let t = new_token()?;
-            diag(format!("token: {t} (every request needs it; open http://{addr}/?token={t})"));
+            diag(format!(
+                "token: {t} (every request needs it; open http://{addr}/?token={t})"
+            ));
             Some(t)
         }
     };

@@ -234,7 +234,9 @@ impl Store {
         let new = match (&body.header, body.ply, &body.cell) {
             (Some(field), None, None) => {
                 if body.mv.is_some() {
-                    return Err(StoreError::Bad("a header correction takes `value`, not `move`".into()));
+                    return Err(StoreError::Bad(
+                        "a header correction takes `value`, not `move`".into(),
+                    ));
                 }
                 let request = HeaderRequest {
                     field: field.clone(),
@@ -244,7 +246,9 @@ impl Store {
                 };
                 corrections::correct_headers(&report, &[request]).map_err(StoreError::Refused)?
             }
-            (None, Some(_), None) | (None, None, Some(_)) => self.correct_move(&report, &body, by)?,
+            (None, Some(_), None) | (None, None, Some(_)) => {
+                self.correct_move(&report, &body, by)?
+            }
             _ => {
                 return Err(StoreError::Bad(
                     "give one of `ply`, `cell` (with `move`) or `header` (with `value`)".into(),
@@ -267,7 +271,9 @@ impl Store {
             return Err(StoreError::Bad("give the corrected `move`".into()));
         };
         if body.value.is_some() {
-            return Err(StoreError::Bad("a move correction takes `move`, not `value`".into()));
+            return Err(StoreError::Bad(
+                "a move correction takes `move`, not `value`".into(),
+            ));
         }
         let (move_number, side) = match (body.ply, &body.cell) {
             (Some(ply), _) => corrections::cell_of_ply(report, ply),
@@ -328,7 +334,12 @@ impl Store {
             .stems()
             .iter()
             .filter_map(|stem| self.load(stem).ok())
-            .map(|(r, _)| (round_key(&r), to_pgn(&r, &PgnTags::default(), &r.producer.tool)))
+            .map(|(r, _)| {
+                (
+                    round_key(&r),
+                    to_pgn(&r, &PgnTags::default(), &r.producer.tool),
+                )
+            })
             .collect();
         games.sort_by(|a, b| a.0.cmp(&b.0));
         let text: Vec<&str> = games.iter().map(|g| g.1.as_str()).collect();

@@ -23,8 +23,12 @@ pub enum State {
     Waiting,
     Reading,
     /// Read into the game `stem`.
-    Read { stem: String },
-    Failed { reason: String },
+    Read {
+        stem: String,
+    },
+    Failed {
+        reason: String,
+    },
 }
 
 /// One file of the queue.
@@ -85,15 +89,14 @@ fn pdfs(dir: &Path, out: &mut Vec<PathBuf>) {
     };
     for e in entries.filter_map(Result::ok) {
         let p = e.path();
-        if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+        if p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
             continue;
         }
         if p.is_dir() {
             pdfs(&p, out);
-        } else if p
-            .extension()
-            .is_some_and(|x| x.eq_ignore_ascii_case("pdf"))
-        {
+        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("pdf")) {
             out.push(p);
         }
     }
@@ -166,7 +169,11 @@ impl Watcher {
             let mut found_pdfs = Vec::new();
             pdfs(&self.dir, &mut found_pdfs);
             for p in found_pdfs {
-                let file = p.strip_prefix(&self.dir).unwrap_or(&p).display().to_string();
+                let file = p
+                    .strip_prefix(&self.dir)
+                    .unwrap_or(&p)
+                    .display()
+                    .to_string();
                 entries.entry(p.clone()).or_insert_with(|| {
                     super::super::diag(format!(
                         "{}: PDF is not read yet; scan to png, jpeg or tiff",
