@@ -633,7 +633,9 @@ fn sheets_dropped_into_the_folder_are_read_and_bad_files_fail_with_the_reason() 
     let dir = tempfile::tempdir().unwrap();
     let (watch, out) = (dir.path().join("watch"), dir.path().join("out"));
     std::fs::create_dir(&watch).unwrap();
-    let desk = Desk::start(&watch, &out, &[]);
+    let round_file = dir.path().join("round.pgn");
+    let round_arg = round_file.to_str().unwrap();
+    let desk = Desk::start(&watch, &out, &["--pgn-out", round_arg]);
     assert_eq!(desk.get("/api/games").1.trim(), "[]");
     // Written under a hidden name, then renamed into place (as scanners do).
     let bytes = std::fs::read(root().join("samples/hcs_142_0.jpg")).unwrap();
@@ -652,14 +654,28 @@ fn sheets_dropped_into_the_folder_are_read_and_bad_files_fail_with_the_reason() 
     );
     let pdf = wait_queued(&desk, "scan.pdf", 10);
     assert_eq!(pdf["state"], "failed");
+    // A game over two sheets, the continuation landing first: joined as `read` joins
+    // them, into one game named after the first sheet.
+    for name in ["synth_de_3-2.jpg", "synth_de_3.jpg"] {
+        std::fs::copy(root().join("samples").join(name), watch.join(name)).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for name in ["synth_de_3.jpg", "synth_de_3-2.jpg"] {
+        let e = wait_queued(&desk, name, 180);
+        assert_eq!(e["stem"], "synth_de_3", "{e}");
+    }
     let list: serde_json::Value = serde_json::from_str(&desk.get("/api/games").1).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 1);
-    assert_eq!(list[0]["stem"], "r1b1");
+    let stems: Vec<_> = list.as_array().unwrap().iter().map(|g| g["stem"].clone()).collect();
+    assert_eq!(stems, ["r1b1", "synth_de_3"]);
+    assert_eq!(load(&out.join("synth_de_3.json"))["sheets"].as_array().unwrap().len(), 2);
     assert!(out.join("r1b1.json").is_file() && out.join("r1b1.pgn").is_file());
+    // The round file holds both games.
+    let round = std::fs::read_to_string(dir.path().join("round.pgn")).unwrap();
+    assert_eq!(round.matches("[Event ").count(), 2, "{round}");
     // Restarted on its folder, the desk carries on: nothing read again.
     let before = std::fs::read(out.join("r1b1.json")).unwrap();
     drop(desk);
-    let desk = Desk::start(&watch, &out, &[]);
+    let desk = Desk::start(&watch, &out, &["--pgn-out", round_arg]);
     let e = wait_queued(&desk, "r1b1.jpg", 30);
     assert_eq!(e["state"], "read");
     assert_eq!(std::fs::read(out.join("r1b1.json")).unwrap(), before);
