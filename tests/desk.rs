@@ -665,9 +665,20 @@ fn sheets_dropped_into_the_folder_are_read_and_bad_files_fail_with_the_reason() 
         assert_eq!(e["stem"], "synth_de_3", "{e}");
     }
     let list: serde_json::Value = serde_json::from_str(&desk.get("/api/games").1).unwrap();
-    let stems: Vec<_> = list.as_array().unwrap().iter().map(|g| g["stem"].clone()).collect();
+    let stems: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["stem"].clone())
+        .collect();
     assert_eq!(stems, ["r1b1", "synth_de_3"]);
-    assert_eq!(load(&out.join("synth_de_3.json"))["sheets"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        load(&out.join("synth_de_3.json"))["sheets"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert!(out.join("r1b1.json").is_file() && out.join("r1b1.pgn").is_file());
     // The round file holds both games.
     let round = std::fs::read_to_string(dir.path().join("round.pgn")).unwrap();

@@ -59,7 +59,9 @@ enum Command {
 
 /// Prints a one-line diagnostic on stderr, prefixed with the program name.
 pub fn diag(msg: impl std::fmt::Display) {
-    eprintln!("scoresheet: {msg}");
+    use std::io::Write;
+    // A closed stderr must not stop a long run (the desk): the line is dropped then.
+    let _ = writeln!(std::io::stderr(), "scoresheet: {msg}");
 }
 
 pub fn main() -> ExitCode {

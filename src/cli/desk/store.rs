@@ -67,10 +67,11 @@ impl Models {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         };
         drop(free);
-        let r = f(&mut model);
+        // The model goes back to the pool even when `f` panics (re-raised after).
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut model)));
         lock(&self.free).push(model);
         self.returned.notify_one();
-        r
+        r.unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 }
 

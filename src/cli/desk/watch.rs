@@ -121,7 +121,11 @@ impl Watcher {
     /// Polls for ever.
     pub fn run(self) {
         loop {
-            self.poll_once();
+            let polled =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.poll_once()));
+            if polled.is_err() {
+                super::super::diag("the watcher failed on this poll; it polls again");
+            }
             std::thread::sleep(self.poll);
         }
     }
@@ -239,14 +243,26 @@ impl Watcher {
         let game = self.store.game_lock(&stem);
         let (errors, notes) = {
             let _held = lock(&game);
-            self.store.models.with(|m| {
-                read_job(
-                    job,
-                    &self.pipeline,
-                    m,
-                    &self.store.out,
-                    &self.store.producer,
-                    self.pairings.as_ref(),
+            // A reader that panics on one sheet fails that sheet, not the desk.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.store.models.with(|m| {
+                    read_job(
+                        job,
+                        &self.pipeline,
+                        m,
+                        &self.store.out,
+                        &self.store.producer,
+                        self.pairings.as_ref(),
+                    )
+                })
+            }))
+            .unwrap_or_else(|_| {
+                let what = files
+                    .first()
+                    .map_or(stem.clone(), |f| f.display().to_string());
+                (
+                    vec![format!("{what}: the reader failed on this sheet")],
+                    Vec::new(),
                 )
             })
         };
