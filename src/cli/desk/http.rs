@@ -322,3 +322,37 @@ async fn correct(
 async fn queue(State(desk): Shared) -> Response {
     axum::Json(desk.queue.snapshot()).into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        let cases = [
+            ("127.0.0.1:8080", true),
+            ("localhost:8080", true),
+            ("localhost", true),
+            ("[::1]:8080", true),
+            ("127.0.0.2", true),
+            ("evil.example", false),
+            ("evil.example:8080", false),
+            ("192.168.1.10:8080", false),
+            ("localhost.evil.example", false),
+            ("[::2]:80", false),
+        ];
+        for (host, want) in cases {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static(host));
+            assert_eq!(loopback_host(&h), want, "{host}");
+        }
+        assert!(!loopback_host(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(same("abcdef", "abcdef"));
+        assert!(!same("abcdef", "abcdeg"));
+        assert!(!same("abc", "abcdef"));
+    }
+}

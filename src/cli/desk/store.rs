@@ -362,3 +362,28 @@ impl Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_name_no_path() {
+        for ok in ["r3b12", "hcs_142_0", "synth_de_3", "a.b-c_1"] {
+            assert!(valid_stem(ok), "{ok}");
+        }
+        for bad in [
+            "", ".", "..", ".hidden", "../x", "a/b", "a\\b", "%2e%2e", "a b", "é", "x\0",
+        ] {
+            assert!(!valid_stem(bad), "{bad:?}");
+        }
+        assert!(!valid_stem(&"a".repeat(201)));
+    }
+
+    #[test]
+    fn versions_follow_the_bytes() {
+        assert_eq!(version_of(b"{}"), version_of(b"{}"));
+        assert_ne!(version_of(b"{}"), version_of(b"{ }"));
+        assert_eq!(version_of(b"").len(), 16);
+    }
+}
