@@ -29,6 +29,10 @@ pub enum CorrectError {
     Check(#[from] CorrectionError),
     #[error(transparent)]
     Reread(#[from] RereadError),
+    /// The decoder found no legal game with every correction locked: the first
+    /// correction it could not keep (`13... O-O`).
+    #[error("{0}: no legal game holds this correction with the ones before it; nothing changed")]
+    Holds(String),
 }
 
 /// A re-read report, and how many cells now hold another move than before.
@@ -144,7 +148,28 @@ impl Pipeline {
                 Merged::Reread { corrections, taken } => (corrections, taken),
             };
             let done = taken == rest.len();
-            let reread = self.reread(game, corrections, model)?;
+            let named = |cells: &[usize]| {
+                let first = cells.iter().min().copied().unwrap_or(0);
+                corrections
+                    .iter()
+                    .find(|c| {
+                        crate::decode::cell_index(
+                            c.move_number,
+                            crate::corrections::side_of(&c.side),
+                        ) == first
+                    })
+                    .map(|c| {
+                        let dots = if c.side == "white" { "." } else { "..." };
+                        format!("{}{dots} {}", c.move_number, c.san)
+                    })
+                    .unwrap_or_else(|| format!("cell {first}"))
+            };
+            let reread = match self.reread(game, corrections.clone(), model) {
+                Err(RereadError::Conflicts(cells)) => {
+                    return Err(CorrectError::Holds(named(&cells)));
+                }
+                r => r?,
+            };
             if done {
                 let changed = reread
                     .report

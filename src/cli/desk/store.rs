@@ -298,7 +298,7 @@ impl Store {
             .with(|m| pipeline.correct(report, &[request], m))
             .map_err(|e| match e {
                 CorrectError::Check(e) => StoreError::Refused(e.to_string()),
-                CorrectError::Reread(e @ RereadError::Conflicts(_)) => {
+                e @ (CorrectError::Holds(_) | CorrectError::Reread(RereadError::Conflicts(_))) => {
                     StoreError::Refused(e.to_string())
                 }
                 CorrectError::Reread(e) => StoreError::Failed(e.to_string()),
