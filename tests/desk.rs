@@ -533,6 +533,18 @@ fn the_api_corrects_refuses_and_writes_before_it_answers() {
         !head.to_ascii_lowercase().contains("access-control"),
         "{head}"
     );
+    // A page of another site may not post (a form, a fetch without CORS).
+    let (status, _) = http(
+        desk.addr,
+        "POST",
+        "/api/games/hcs_142_0/corrections",
+        &[
+            ("Content-Type", "application/json"),
+            ("Origin", "http://evil.example"),
+        ],
+        "{\"header\": \"white\", \"value\": \"X\"}",
+    );
+    assert_eq!(status, 403);
     // The pages.
     let (status, page) = desk.get("/");
     assert_eq!(status, 200);

@@ -131,9 +131,25 @@ fn loopback_host(headers: &HeaderMap) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether a request's `Origin`, when it has one, is this desk (`http://HOST`).
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin = origin.to_str().ok().and_then(|o| o.strip_prefix("http://"));
+    matches!((origin, host), (Some(o), Some(h)) if o == h)
+}
+
 /// Every request: the token when one is set (else a loopback Host); every answer:
 /// headers that keep it to this origin.
 async fn guard(State(desk): Shared, req: Request, next: Next) -> Response {
+    if req.method() != Method::GET && !same_origin(req.headers()) {
+        return harden(error(
+            StatusCode::FORBIDDEN,
+            "a page of another site may not correct on this desk",
+        ));
+    }
     let mut set_cookie = None;
     match &desk.token {
         Some(token) => match token_of(&req) {
@@ -347,6 +363,26 @@ mod tests {
             assert_eq!(loopback_host(&h), want, "{host}");
         }
         assert!(!loopback_host(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn origins() {
+        let cases = [
+            (None, true),
+            (Some("http://127.0.0.1:8080"), true),
+            (Some("http://evil.example"), false),
+            (Some("https://127.0.0.1:8080"), false),
+            (Some("null"), false),
+            (Some("http://127.0.0.1:9090"), false),
+        ];
+        for (origin, want) in cases {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+            if let Some(o) = origin {
+                h.insert(header::ORIGIN, HeaderValue::from_static(o));
+            }
+            assert_eq!(same_origin(&h), want, "{origin:?}");
+        }
     }
 
     #[test]
