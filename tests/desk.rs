@@ -718,11 +718,14 @@ fn kill_9_during_a_session_loses_no_acknowledged_correction() {
     ];
     let fields = ["event", "site", "white", "black"];
     // Three sessions, killed at different moments of their scripts.
-    for (round, kill_after) in [(0u32, 700u64), (1, 1900), (2, 3100)] {
+    for (round, kill_after) in [(0u32, 300u64), (1, 1500), (2, 2700)] {
         let desk = Desk::start(&watch, &out, &[]);
         let addr = desk.addr;
         let pid = desk.child.id();
+        // The clock starts at the first acknowledged correction.
+        let (first, started) = mpsc::channel::<()>();
         let killer = std::thread::spawn(move || {
+            let _ = started.recv();
             std::thread::sleep(Duration::from_millis(kill_after));
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         });
@@ -765,6 +768,9 @@ fn kill_9_during_a_session_loses_no_acknowledged_correction() {
             })
             .unwrap_or_default();
             if status == 200 {
+                if answered == 0 {
+                    let _ = first.send(());
+                }
                 answered += 1;
                 acked.insert(key, sent);
             } else {
