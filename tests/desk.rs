@@ -1041,3 +1041,32 @@ fn the_desk_in_a_real_browser_shows_a_dropped_sheet_and_keeps_a_keyboard_correct
     assert_eq!(report["corrections"][0]["san"], typed);
     assert_eq!(report["corrections"][0]["by"], "desk-page");
 }
+
+#[test]
+fn a_client_that_never_finishes_its_headers_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (watch, out) = (dir.path().join("watch"), dir.path().join("out"));
+    std::fs::create_dir(&watch).unwrap();
+    let desk = Desk::start(&watch, &out, &[]);
+    let t = Instant::now();
+    let mut slow: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = TcpStream::connect(desk.addr).unwrap();
+            s.write_all(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                .unwrap();
+            s
+        })
+        .collect();
+    // The others are served meanwhile.
+    assert_eq!(desk.get("/api/games").0, 200);
+    for s in &mut slow {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+    }
+    let waited = t.elapsed();
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(25),
+        "dropped after {waited:?}"
+    );
+}

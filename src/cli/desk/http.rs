@@ -23,6 +23,13 @@ use super::watch::Queue;
 /// The largest request body taken (a correction is a few dozen bytes).
 pub const BODY_LIMIT: usize = 16 * 1024;
 
+/// A client that has not sent a request's headers within this is dropped (an idle
+/// keep-alive connection too).
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Connections served at once; more wait to be accepted.
+pub const MAX_CONNECTIONS: usize = 256;
+
 /// The name of the cookie that carries the token for a browser.
 const COOKIE: &str = "scoresheet_desk";
 
@@ -337,6 +344,42 @@ async fn correct(
 
 async fn queue(State(desk): Shared) -> Response {
     axum::Json(desk.queue.snapshot()).into_response()
+}
+
+/// Serves `app` on `listener` until Ctrl-C: HTTP/1.1, at most [`MAX_CONNECTIONS`] at
+/// once, each dropped when a request's headers take longer than [`HEADER_TIMEOUT`]
+/// (so that slow or idle clients cannot hold the desk's connections).
+pub async fn serve(listener: tokio::net::TcpListener, app: Router) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let accept = async {
+        loop {
+            let Ok(permit) = slots.clone().acquire_owned().await else {
+                return;
+            };
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, then go on.
+                    super::super::diag(format!("cannot accept a connection: {e}"));
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let service = hyper_util::service::TowerToHyperService::new(app.clone());
+            tokio::spawn(async move {
+                let _slot = permit;
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(HEADER_TIMEOUT)
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    };
+    tokio::select! {
+        () = accept => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
 }
 
 #[cfg(test)]

@@ -205,12 +205,8 @@ pub fn run(args: DeskArgs) -> anyhow::Result<ExitCode> {
             args.watch.display(),
             args.out.display()
         ));
-        axum::serve(listener, http::router(desk))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .context("the server stopped")
+        http::serve(listener, http::router(desk)).await;
+        anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
