@@ -229,6 +229,12 @@ pub fn check(
     n: Notation,
 ) -> Result<(Move, Chess, u32), CorrectionError> {
     let (pos, ply) = position_before(report, r.move_number, r.side)?;
+    let m = check_at(&pos, ply, r, n)?;
+    Ok((m, pos, ply))
+}
+
+/// Checks request `r` as half-move `ply` played in `pos`: the legal move it names.
+fn check_at(pos: &Chess, ply: u32, r: &Request, n: Notation) -> Result<Move, CorrectionError> {
     let at = format!(
         "ply {ply} ({}{} {})",
         r.move_number,
@@ -241,16 +247,16 @@ pub fn check(
             to_move: side_name(pos.turn()),
         });
     }
-    let parsed = parse_move(&pos, &r.text, n).or_else(|e| match e {
+    let parsed = parse_move(pos, &r.text, n).or_else(|e| match e {
         MoveTextError::Unreadable(_) | MoveTextError::Illegal(_) if n != Notation::En => {
-            parse_move(&pos, &r.text, Notation::En).map_err(|_| e)
+            parse_move(pos, &r.text, Notation::En).map_err(|_| e)
         }
         e => Err(e),
     });
     match parsed {
-        Ok(m) => Ok((m, pos, ply)),
+        Ok(m) => Ok(m),
         Err(MoveTextError::Illegal(_)) => Err(CorrectionError::Illegal {
-            why: why_illegal(&pos, &r.text, n),
+            why: why_illegal(pos, &r.text, n),
             at,
         }),
         Err(e) => Err(CorrectionError::Unreadable {
@@ -261,8 +267,9 @@ pub fn check(
 }
 
 /// The report's corrections with `requests` checked and added (a new correction of a
-/// cell replaces the old one), in sheet order. Nothing is returned unless every
-/// request holds.
+/// cell replaces the old one), in sheet order, each request checked against the
+/// report's game as it is (see [`merge_in_order`] for a set whose later moves hold
+/// only after the earlier ones). Nothing is returned unless every request holds.
 ///
 /// # Errors
 /// The first request that does not hold (see [`check`]).
@@ -274,27 +281,130 @@ pub fn merge(
     let mut corrections = report.corrections.clone();
     for r in requests {
         let (m, pos, _) = check(report, r, n)?;
-        let san = San::from_move(&pos, m).to_string();
-        let previous = report
-            .moves
-            .iter()
-            .find(|e| {
-                e.bbox.is_some() && e.move_number == r.move_number && side_of(&e.side) == r.side
-            })
-            .and_then(|e| e.san.clone());
         corrections.retain(|c| !(c.move_number == r.move_number && c.side == side_name(r.side)));
-        corrections.push(Correction {
-            move_number: r.move_number,
-            side: side_name(r.side).to_string(),
-            san,
-            input: r.text.clone(),
-            previous,
-            by: r.by.clone(),
-            at: r.at.clone(),
-        });
+        corrections.push(correction_of(report, r, &pos, m));
     }
+    Ok(sorted(corrections))
+}
+
+/// What [`merge_in_order`] made of a set of requests.
+#[derive(Debug, PartialEq)]
+pub enum Merged {
+    /// Every request held against the report's game with the earlier ones played in
+    /// place of its moves: the corrections (the report's and these), in sheet order.
+    All(Vec<Correction>),
+    /// The first `taken` requests held, but the game with them played no longer
+    /// replays up to the next one (or that one is illegal there): the sheet must be
+    /// re-read with `corrections` locked, and the rest checked against that game.
+    Reread {
+        corrections: Vec<Correction>,
+        taken: usize,
+    },
+}
+
+/// The position before cell (`move_number`, `side`) in the report's game with the
+/// moves of `played` (cell index -> move) in place of the report's at their cells, and
+/// the half-move number of that cell; `None` when a move of the report no longer
+/// replays after a replaced one.
+fn position_with(
+    report: &SheetReport,
+    move_number: u32,
+    side: Color,
+    played: &BTreeMap<usize, Move>,
+) -> Result<Option<(Chess, u32)>, CorrectionError> {
+    if played.is_empty() {
+        return position_before(report, move_number, side).map(Some);
+    }
+    let target = cell_index(move_number, side);
+    let mut pos = Chess::default();
+    let mut plies = 0;
+    for m in &report.moves {
+        let cell = m
+            .bbox
+            .is_some()
+            .then(|| cell_index(m.move_number, side_of(&m.side)));
+        if cell.is_some_and(|c| c >= target) {
+            break;
+        }
+        if let Some(mv) = cell.and_then(|c| played.get(&c)) {
+            // Checked legal in this very position (the replay before it is the same).
+            pos.play_unchecked(*mv);
+            plies += 1;
+            continue;
+        }
+        if let (Some(_), Some(san)) = (m.ply, m.san.as_deref()) {
+            let Some(mv) = san.parse::<San>().ok().and_then(|s| s.to_move(&pos).ok()) else {
+                return Ok(None);
+            };
+            pos.play_unchecked(mv);
+            plies += 1;
+        }
+    }
+    Ok(Some((pos, plies + 1)))
+}
+
+/// Checks `requests` in the order of the game (sheet order; a later request of one
+/// cell replaces an earlier one), each against the report's game with the earlier
+/// ones played in place of its moves, and merges them with the report's corrections.
+/// Where the game with the earlier ones no longer replays up to a request, or the
+/// request is illegal only there, the answer asks for a re-read first
+/// ([`Merged::Reread`]), so that a set of corrections is refused only when one does
+/// not hold in the game the earlier ones make.
+///
+/// # Errors
+/// The first request that does not hold against the report's own game (see
+/// [`check`]).
+pub fn merge_in_order(
+    report: &SheetReport,
+    requests: &[Request],
+) -> Result<Merged, CorrectionError> {
+    let n: Notation = report.notation.parse().unwrap_or(Notation::En);
+    let mut order: Vec<&Request> = requests.iter().collect();
+    order.sort_by_key(|r| cell_index(r.move_number, r.side));
+    let mut played: BTreeMap<usize, Move> = BTreeMap::new();
+    let mut corrections = report.corrections.clone();
+    for (taken, r) in order.iter().enumerate() {
+        let again = Merged::Reread {
+            corrections: sorted(corrections.clone()),
+            taken,
+        };
+        let Some((pos, ply)) = position_with(report, r.move_number, r.side, &played)? else {
+            return Ok(again);
+        };
+        let checked = check_at(&pos, ply, r, n);
+        let m = match checked {
+            Ok(m) => m,
+            Err(_) if !played.is_empty() => return Ok(again),
+            Err(e) => return Err(e),
+        };
+        played.insert(cell_index(r.move_number, r.side), m);
+        corrections.retain(|c| !(c.move_number == r.move_number && c.side == side_name(r.side)));
+        corrections.push(correction_of(report, r, &pos, m));
+    }
+    Ok(Merged::All(sorted(corrections)))
+}
+
+fn sorted(mut corrections: Vec<Correction>) -> Vec<Correction> {
     corrections.sort_by_key(|c| cell_index(c.move_number, side_of(&c.side)));
-    Ok(corrections)
+    corrections
+}
+
+/// The correction record of request `r`, checked as move `m` in `pos`.
+fn correction_of(report: &SheetReport, r: &Request, pos: &Chess, m: Move) -> Correction {
+    let previous = report
+        .moves
+        .iter()
+        .find(|e| e.bbox.is_some() && e.move_number == r.move_number && side_of(&e.side) == r.side)
+        .and_then(|e| e.san.clone());
+    Correction {
+        move_number: r.move_number,
+        side: side_name(r.side).to_string(),
+        san: San::from_move(pos, m).to_string(),
+        input: r.text.clone(),
+        previous,
+        by: r.by.clone(),
+        at: r.at.clone(),
+    }
 }
 
 /// The cells a re-read locks: cell index -> English SAN.

@@ -70,10 +70,10 @@ pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_pages, open_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
-    CopyRead, CutCell, CutPage, GameRead, Pipeline, PipelineParams, Reread, RereadError,
-    SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
+    CopyRead, CorrectError, CutCell, CutPage, GameRead, Pipeline, PipelineParams, Reread,
+    RereadError, SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
 };
 pub use report::{
-    Correction, HeaderCorrection, PgnTags, Producer, ReadSettings, ReviewSheet, SheetReport,
-    flag_least_sure, review_html, to_pgn, write_atomic,
+    Correction, HeaderCorrection, MoveState, PgnTags, Producer, ReadSettings, ReviewSheet,
+    SheetReport, Source, flag_least_sure, review_html, to_pgn, write_atomic,
 };

@@ -136,9 +136,10 @@ pub fn run(args: FixArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Applies corrections to one report: checks them all first (nothing changes if one
-/// is wrong), re-reads the sheet with every move correction locked (headers alone need
-/// no re-read), rewrites PGN + JSON.
+/// Applies corrections to one report: checks them in the order of the game, each
+/// against the game with the earlier ones applied (nothing changes if one is wrong),
+/// re-reads the sheet with every move correction locked (headers alone need no
+/// re-read), rewrites PGN + JSON.
 fn fix_report(
     path: &Path,
     requests: Requests,
@@ -158,9 +159,6 @@ fn fix_report(
             if k == 1 { "" } else { "s" }
         ));
     }
-    let corrections =
-        corrections::merge(&report, &requests.moves).with_context(|| format!("{name}"))?;
-
     // Re-read as the sheet was read (beam, second look, one pass, prior, threshold).
     let settings = report.producer.settings.clone().unwrap_or_default();
     let runtime = RuntimeParams {
@@ -172,7 +170,7 @@ fn fix_report(
     let mut params = PipelineParams::for_settings(&settings);
     params.decode.reading.notation = Some(n);
     let reread = Pipeline::new(params)
-        .reread(&report, corrections, &mut model)
+        .correct(&report, &requests.moves, &mut model)
         .with_context(|| format!("{name}"))?;
     let mut new = reread.report;
     new.producer.tool = format!("scoresheet {}", env!("CARGO_PKG_VERSION"));

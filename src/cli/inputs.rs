@@ -226,6 +226,14 @@ impl Job {
         }
     }
 
+    /// Every input file of the job.
+    pub fn inputs(&self) -> Vec<&Input> {
+        match self {
+            Job::One(input) => vec![input],
+            Job::Game(copies, _) => copies.iter().flatten().collect(),
+        }
+    }
+
     /// The job's sheets, copy by copy.
     fn into_copies(self) -> Vec<Vec<Input>> {
         match self {
@@ -438,7 +446,7 @@ pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 /// The name of the game a stem belongs to: without a copy suffix (`_0`, `_b`,
 /// `-white`) and a continuation sheet's number (`-2`, `_3`, up to two digits; not the
 /// board of a `<round>-<board>` name), in lower case.
-fn game_key(stem: &str) -> String {
+pub(super) fn game_key(stem: &str) -> String {
     let mut key = stem.to_lowercase();
     for _ in 0..2 {
         if let Some((base, _)) = copy_of(&key) {

@@ -6,6 +6,7 @@
 mod batch;
 mod cells;
 mod convert;
+mod desk;
 mod eval;
 mod fix;
 mod inputs;
@@ -48,6 +49,9 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Cut the move table of each page into cell images plus an index TSV.
     Cells(cells::CellsArgs),
+    /// Serve the tournament desk: read the sheets that land in a folder, review and
+    /// correct them live in a browser or through a JSON API.
+    Desk(desk::DeskArgs),
     /// Merge the output folders of `read --shard K/N` into one (reports, PGN, round
     /// file, review page, review budget over all shards).
     Merge(merge::MergeArgs),
@@ -55,7 +59,9 @@ enum Command {
 
 /// Prints a one-line diagnostic on stderr, prefixed with the program name.
 pub fn diag(msg: impl std::fmt::Display) {
-    eprintln!("scoresheet: {msg}");
+    use std::io::Write;
+    // A closed stderr must not stop a long run (the desk): the line is dropped then.
+    let _ = writeln!(std::io::stderr(), "scoresheet: {msg}");
 }
 
 pub fn main() -> ExitCode {
@@ -75,6 +81,7 @@ pub fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Cells(args) => cells::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Desk(args) => desk::run(args),
     };
     match result {
         Ok(code) => code,

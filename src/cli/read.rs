@@ -367,7 +367,7 @@ fn kept_note(source: &str, n: usize, what: &str) -> Option<String> {
 }
 
 /// Reads the pairing options (none given: `None`).
-fn load_pairings(args: &ReadArgs) -> anyhow::Result<Option<Pairings>> {
+pub(super) fn load_pairings(args: &ReadArgs) -> anyhow::Result<Option<Pairings>> {
     if args.pairings.is_none() && args.players.is_none() && args.sheet_map.is_none() {
         if args.round.is_some() {
             anyhow::bail!("--round needs --pairings");
@@ -603,4 +603,29 @@ fn read_game(
             .map(|game| game.report)
     });
     o
+}
+
+/// Reads one job into the output folder `out` as `read -o` does (a report's human
+/// corrections kept, pairings applied): its errors and notes, one line each. The desk
+/// reads through here.
+pub(super) fn read_job(
+    job: &Job,
+    pipeline: &Pipeline,
+    model: &mut dyn CellModel,
+    out: &Path,
+    producer: &Producer,
+    pairings: Option<&Pairings>,
+) -> (Vec<String>, Vec<String>) {
+    let batch = Batch {
+        out: Some(out),
+        producer,
+        hold: false,
+        pairings,
+        round_file: false,
+    };
+    let o = match job {
+        Job::One(input) => read_one(input, pipeline, model, &batch),
+        Job::Game(copies, stem) => read_game(copies, stem, pipeline, model, &batch),
+    };
+    (o.errors, o.notes)
 }

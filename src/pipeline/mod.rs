@@ -28,5 +28,5 @@ pub use cells::{CutCell, CutPage, cut_cells};
 pub use game::{CopyRead, GameRead};
 pub use params::{PipelineParams, SheetError, SheetOptions};
 pub use read::Pipeline;
-pub use reread::{Reread, RereadError};
+pub use reread::{CorrectError, Reread, RereadError};
 pub use sources::{reload_game, reload_pages};
