@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use image::GrayImage;
 
-pub use decode::{decode_page_at, decode_page_results};
 #[cfg(any(test, feature = "internals"))]
 pub use decode::decode_pages;
+pub use decode::{decode_page_at, decode_page_results};
 pub use pdf::PageImage;
 
 /// Settings of the page stage.
