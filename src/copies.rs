@@ -205,7 +205,7 @@ fn openings(games: &[Vec<String>]) -> Vec<[(usize, usize); 2]> {
             .filter(|&&j| j != i)
             .map(|&j| (common_prefix(&games[i], &games[j]), j))
             .collect();
-        found.sort_by(|x, y| y.0.cmp(&x.0));
+        found.sort_by_key(|f| std::cmp::Reverse(f.0));
         for (slot, f) in best[i].iter_mut().zip(found) {
             *slot = f;
         }
