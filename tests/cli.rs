@@ -1863,6 +1863,34 @@ fn copies_with_names_that_say_nothing_are_joined_by_what_they_read() {
             .any(|m| m["copies"].as_array().is_some_and(|c| c.len() == 2)),
         "both copies' boxes"
     );
+    // A human confirms the first move: `fix` re-reads both copies and keeps the
+    // join; a re-run joins the sheets again and keeps the correction.
+    let pair_json = out_dir.join("scan_0001+scan_0003.json");
+    let first = pair["moves"][0]["san"].as_str().unwrap().to_string();
+    let out = run(bin()
+        .arg("fix")
+        .arg(&pair_json)
+        .arg(&first)
+        .args(["--ply", "1"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixed = json(&pair_json);
+    assert_eq!(fixed["joined"], pair["joined"]);
+    assert_eq!(fixed["copies"].as_array().map(Vec::len), Some(2));
+    assert_eq!(fixed["corrections"].as_array().map(Vec::len), Some(1));
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("kept 1 human correction"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(file_names(&out_dir).len(), 4);
+    let again = json(&pair_json);
+    assert_eq!(again["corrections"], fixed["corrections"]);
+    assert_eq!(again["joined"], pair["joined"]);
     let alone = json(&out_dir.join("scan_0002.json"));
     assert!(alone["source"].as_str().unwrap().ends_with("scan_0002.jpg"));
     assert!(alone.get("copies").is_none() && alone.get("joined").is_none());
