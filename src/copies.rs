@@ -77,9 +77,10 @@ pub struct Join {
     pub sure: bool,
 }
 
-/// Sheets not joined though each could be a copy of another: the candidates of `a`
-/// that pass every test, all with about the same agreement (a third copy, a sheet
-/// scanned twice).
+/// A sheet not joined though it could be a copy of another: two candidates pass
+/// every test with about the same agreement (a third copy, a sheet scanned twice), or
+/// its best candidate was joined to a sheet that agrees with it better. `with`: its
+/// candidates within [`margin`] of the best.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tie {
     pub a: usize,
@@ -92,7 +93,7 @@ pub struct Tie {
 pub struct Matches {
     /// The joins, by their first sheet.
     pub joins: Vec<Join>,
-    /// Sheets left alone because two candidates tie.
+    /// Sheets left alone though a candidate passes every test.
     pub ties: Vec<Tie>,
     /// Whole-game comparisons made (the candidates the index gave): grows with the
     /// batch, not with its square.
@@ -148,26 +149,33 @@ pub fn match_games(games: &[Vec<String>]) -> Matches {
         let p = &plausible[i];
         p.len() < 2 || p[0].0 >= p[1].0 + margin(p[0].2.of)
     };
+    let mut joined = vec![false; games.len()];
     for (a, p) in plausible.iter().enumerate() {
         let Some((_, b, join)) = p.first() else {
             continue;
         };
         let mutual = plausible[*b].first().is_some_and(|q| q.1 == a);
-        if mutual && clear(a) && clear(*b) {
-            if a < *b {
-                matches.joins.push(join.clone());
-            }
-        } else if !clear(a) {
-            let best = p[0].0;
-            matches.ties.push(Tie {
-                a,
-                with: p
-                    .iter()
-                    .take_while(|q| q.0 + margin(q.2.of) > best)
-                    .map(|q| q.1)
-                    .collect(),
-            });
+        if mutual && clear(a) && clear(*b) && a < *b {
+            joined[a] = true;
+            joined[*b] = true;
+            matches.joins.push(join.clone());
         }
+    }
+    // A sheet with a plausible copy that is not joined (two candidates about as good,
+    // or its best candidate joined to a sheet that agrees better) is never silent.
+    for (a, p) in plausible.iter().enumerate() {
+        if joined[a] || p.is_empty() {
+            continue;
+        }
+        let best = p[0].0;
+        matches.ties.push(Tie {
+            a,
+            with: p
+                .iter()
+                .take_while(|q| q.0 + margin(q.2.of) > best)
+                .map(|q| q.1)
+                .collect(),
+        });
     }
     matches
 }
@@ -242,8 +250,11 @@ fn compare(
     let after_split = aligned.iter().filter(|&&(i, _)| i > split).count();
     let rest = of.saturating_sub(split + 1);
     let share = agree as f32 / of as f32;
+    // A third sheet that shares most of the game is no opening but a third copy (a
+    // sheet scanned twice): the pair stays a candidate, and the three tie.
+    let third_copy = book as f32 >= MIN_SHARE * of as f32;
     if share < MIN_SHARE
-        || past_opening < MIN_PAST_OPENING
+        || (past_opening < MIN_PAST_OPENING && !third_copy)
         || (after_split as f32) < MIN_SHARE_AFTER_SPLIT * rest as f32
     {
         return None;
@@ -254,7 +265,7 @@ fn compare(
         agree,
         of,
         past_opening,
-        sure: share >= SURE_SHARE && past_opening >= SURE_PAST_OPENING,
+        sure: share >= SURE_SHARE && past_opening >= SURE_PAST_OPENING && !third_copy,
     })
 }
 
@@ -439,6 +450,10 @@ mod tests {
     #[test]
     fn a_game_read_from_three_sheets_is_a_tie_not_a_join() {
         let g = game(&[], 60, 7);
+        // Read alike three times (one sheet scanned thrice).
+        let m = match_games(&[g.clone(), g.clone(), g.clone()]);
+        assert!(m.joins.is_empty(), "{m:?}");
+        assert_eq!(m.ties.len(), 3, "{m:?}");
         let games = [
             g.clone(),
             misread(&g, &[40]),
@@ -450,6 +465,19 @@ mod tests {
         assert_eq!(m.ties.len(), 3, "{m:?}");
         assert_eq!(m.ties[0].a, 0);
         assert_eq!(m.ties[0].with.len(), 2);
+    }
+
+    #[test]
+    fn a_third_copy_left_alone_is_named() {
+        // Sheets 0 and 1 agree best; sheet 2, a worse read of the same game, is left
+        // alone and reported, not dropped silently.
+        let g = game(&[], 60, 10);
+        let worse: Vec<usize> = (3..60).step_by(6).collect();
+        let m = match_games(&[g.clone(), misread(&g, &[30]), misread(&g, &worse)]);
+        assert_eq!(m.joins.len(), 1, "{m:?}");
+        assert_eq!((m.joins[0].a, m.joins[0].b), (0, 1));
+        assert_eq!(m.ties.len(), 1, "{m:?}");
+        assert_eq!(m.ties[0].a, 2);
     }
 
     #[test]

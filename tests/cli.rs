@@ -1950,3 +1950,32 @@ fn a_shard_joins_by_content_only_the_copies_it_holds() {
         ]
     );
 }
+
+#[test]
+fn three_sheets_of_one_game_are_a_warning_and_read_alone() {
+    // One sheet scanned three times: no two of them are the copies more than any
+    // other two, so none is joined, and a warning names all three.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("scans");
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in ["scan_0001.jpg", "scan_0002.jpg", "scan_0003.jpg"] {
+        std::fs::copy(root().join("samples/synth_ru_1.jpg"), folder.join(name)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(file_names(&out_dir).len(), 6, "{:?}", file_names(&out_dir));
+    let err = stderr(&out);
+    let warning = format!(
+        "warning: {}, {} and {} may hold one game",
+        folder.join("scan_0001.jpg").display(),
+        folder.join("scan_0002.jpg").display(),
+        folder.join("scan_0003.jpg").display()
+    );
+    assert!(err.contains(&warning), "{err}");
+    assert_eq!(err.matches("may hold one game").count(), 1, "{err}");
+    assert!(!err.contains("copies of one game:"), "{err}");
+}

@@ -63,18 +63,23 @@ pub(super) fn join_by_content(
         Job::One(input) => input.path.display().to_string(),
         Job::Game(_, stem) => stem.clone(),
     };
-    for tie in &ties {
-        if tie.with.iter().all(|&w| w > tie.a) {
-            let mut files: Vec<String> = std::iter::once(tie.a)
-                .chain(tie.with.iter().copied())
-                .map(name)
-                .collect();
-            let last = files.pop().unwrap_or_default();
-            diag(format!(
-                "warning: {} and {last} may hold one game (they agree about as well); none joined, each read alone: give --pair A B for the two copies",
-                files.join(", ")
-            ));
-        }
+    // One warning for each group of sheets that may hold one game, however many of
+    // them are left alone.
+    let groups: std::collections::BTreeSet<Vec<usize>> = ties
+        .iter()
+        .map(|t| {
+            let mut g: Vec<usize> = std::iter::once(t.a).chain(t.with.iter().copied()).collect();
+            g.sort_unstable();
+            g
+        })
+        .collect();
+    for group in groups {
+        let mut files: Vec<String> = group.into_iter().map(name).collect();
+        let last = files.pop().unwrap_or_default();
+        diag(format!(
+            "warning: {} and {last} may hold one game, but no two of them clearly; read alone: give --pair A B for the two copies",
+            files.join(", ")
+        ));
     }
     let mut pairs = Vec::with_capacity(joins.len());
     for j in &joins {
