@@ -1979,3 +1979,61 @@ fn three_sheets_of_one_game_are_a_warning_and_read_alone() {
     assert_eq!(err.matches("may hold one game").count(), 1, "{err}");
     assert!(!err.contains("copies of one game:"), "{err}");
 }
+
+#[test]
+fn a_continuation_sheet_finds_its_first_sheet_where_its_moves_end() {
+    // `synth_de_3-2` (printed from move 61) under a scanner name goes on from the one
+    // sheet read alone whose moves end at move 60; the other sheet stays alone.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("scans");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (sample, name) in [
+        ("synth_de_3.jpg", "scan_0001.jpg"),
+        ("synth_de_3-2.jpg", "scan_0002.jpg"),
+        ("synth_ru_1.jpg", "scan_0003.jpg"),
+    ] {
+        std::fs::copy(root().join("samples").join(sample), folder.join(name)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{} goes on from {} (printed from move 61",
+            folder.join("scan_0002.jpg").display(),
+            folder.join("scan_0001.jpg").display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("a continuation sheet"), "{err}");
+    assert_eq!(
+        file_names(&out_dir),
+        [
+            "scan_0001.json",
+            "scan_0001.pgn",
+            "scan_0003.json",
+            "scan_0003.pgn"
+        ]
+    );
+    let game = json(&out_dir.join("scan_0001.json"));
+    let sheets: Vec<&str> = game["sheets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sheets.len(), 2);
+    assert!(sheets[1].ends_with("scan_0002.jpg"), "{sheets:?}");
+    assert!(played(&game) > 140, "the game goes on past move 60");
+    // Without its first sheet the continuation fails as before.
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(dir.path().join("alone"))
+        .arg(folder.join("scan_0002.jpg")));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stderr(&out).matches("a continuation sheet").count(), 1);
+}

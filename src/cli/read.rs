@@ -98,6 +98,8 @@ struct Outcome {
     claims: Vec<((u32, u32), String)>,
     /// Each game's PGN with its place in the round file (`--pgn-out`).
     round_pgn: Vec<(RoundKey, String)>,
+    /// The sheet read is a continuation sheet printed from this move (its error).
+    continues_at: Option<u32>,
 }
 
 /// Where a game goes in the round file: by round and board, games that name none
@@ -210,7 +212,10 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                     Job::One(input) => read_one(input, &pipeline, m, &target),
                     Job::Game(copies, stem) => read_game(copies, stem, &pipeline, m, &target),
                 });
-                for e in &o.errors {
+                // Under --pairs a continuation sheet's error waits: it may find its
+                // first sheet by content (`copies::join_continuations`).
+                let later = args.pairs && o.continues_at.is_some();
+                for e in o.errors.iter().filter(|_| !later) {
                     bar.suspend(|| diag(e));
                 }
                 for n in &o.notes {
@@ -238,7 +243,10 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             })
         };
         copies::join_by_content(&todo, &mut outcomes, args.shard.is_some(), |jobs| {
-            threads.install(|| jobs.par_iter().map(read_pair).collect())
+            threads.install(|| jobs.par_iter().map(&read_pair).collect())
+        });
+        copies::join_continuations(&todo, &mut outcomes, |jobs| {
+            threads.install(|| jobs.par_iter().map(&read_pair).collect())
         });
     }
     if let Some(percent) = budget {
@@ -496,6 +504,7 @@ fn new_outcome() -> Outcome {
         held: Vec::new(),
         claims: Vec::new(),
         round_pgn: Vec::new(),
+        continues_at: None,
     }
 }
 
@@ -584,7 +593,12 @@ fn read_corrected(
     };
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
-        Err(e) => o.errors.push(e.to_string()),
+        Err(e) => {
+            if let SheetError::Continuation { first_move, .. } = e {
+                o.continues_at = Some(first_move);
+            }
+            o.errors.push(e.to_string())
+        }
     }
 }
 

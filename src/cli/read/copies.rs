@@ -128,6 +128,99 @@ pub(super) fn join_by_content(
     }
 }
 
+/// Joins each continuation sheet that no name or `--continue` placed (read alone, it
+/// failed as one printed from move N) to the one sheet read alone whose cells end at
+/// move N - 1 in the same folder: one stderr line names both, and the two are read as
+/// one game over two sheets, named after the first. A continuation sheet with several
+/// such first sheets (or one another continuation also claims) is a warning naming
+/// them and keeps its error. Runs after [`join_by_content`]: sheets joined as copies
+/// are not looked at.
+pub(super) fn join_continuations(
+    todo: &[Job],
+    outcomes: &mut [Outcome],
+    read: impl FnOnce(&[Job]) -> Vec<Outcome>,
+) {
+    let folder = |i: usize| match &todo[i] {
+        Job::One(input) => input.path.parent().map(std::path::Path::to_path_buf),
+        Job::Game(..) => None,
+    };
+    // Sheets read alone and where their cells end.
+    let ends: Vec<(usize, u32)> = (0..todo.len())
+        .filter(|&i| single_game(&todo[i], &outcomes[i]).is_some())
+        .filter_map(|i| {
+            let report = &outcomes[i].held[0].1;
+            (report.sheets.is_empty())
+                .then(|| report.moves.iter().map(|m| m.move_number).max())
+                .flatten()
+                .map(|end| (i, end))
+        })
+        .collect();
+    // Every continuation sheet's error was held back; one file's only sheet may join.
+    let later: Vec<(usize, u32)> = (0..todo.len())
+        .filter_map(|i| Some((i, outcomes[i].continues_at?)))
+        .collect();
+    let candidates = |(j, at): (usize, u32)| -> Vec<usize> {
+        ends.iter()
+            .filter(|&&(i, end)| end + 1 == at && folder(i) == folder(j))
+            .map(|&(i, _)| i)
+            .collect()
+    };
+    let name = |i: usize| match &todo[i] {
+        Job::One(input) => input.path.display().to_string(),
+        Job::Game(_, stem) => stem.clone(),
+    };
+    let mut claims: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let alone = |j: usize| matches!(todo[j], Job::One(_)) && outcomes[j].errors.len() == 1;
+    for &l in later.iter().filter(|l| alone(l.0)) {
+        if let [first] = candidates(l)[..] {
+            *claims.entry(first).or_default() += 1;
+        }
+    }
+    let mut chains = Vec::new();
+    let mut jobs = Vec::new();
+    for &(j, at) in later.iter().filter(|l| alone(l.0)) {
+        match candidates((j, at))[..] {
+            [] => {}
+            [first] if claims[&first] == 1 => {
+                diag(format!(
+                    "{} goes on from {} (printed from move {at}, where the other's moves end): read as one game over two sheets",
+                    name(j),
+                    name(first)
+                ));
+                if let (Job::One(a), Job::One(b)) = (&todo[first], &todo[j]) {
+                    jobs.push(Job::Game(vec![vec![a.clone(), b.clone()]], a.stem.clone()));
+                    chains.push((first, j));
+                }
+            }
+            ref firsts => diag(format!(
+                "warning: {} may go on from any of {}; not joined: give --continue FIRST {}",
+                name(j),
+                firsts
+                    .iter()
+                    .map(|&i| name(i))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                name(j)
+            )),
+        }
+    }
+    for ((first, j), o) in chains.into_iter().zip(read(&jobs)) {
+        for e in o.errors.iter().chain(&o.notes) {
+            diag(e);
+        }
+        if o.errors.is_empty() && o.held.len() == 1 {
+            outcomes[first] = o;
+            outcomes[j] = new_outcome();
+        }
+    }
+    // The continuation sheets left alone fail as read (their error held back so far).
+    for (j, _) in later {
+        for e in &outcomes[j].errors {
+            diag(e);
+        }
+    }
+}
+
 /// Writes (or collects) every report held back for the join, with no review budget.
 pub(super) fn emit_held(outcomes: &mut [Outcome], out: Option<&std::path::Path>, round_file: bool) {
     for o in outcomes {
