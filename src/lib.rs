@@ -22,6 +22,7 @@
 pub mod convert;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod convert;
+pub mod copies;
 pub mod corrections;
 #[cfg(feature = "internals")]
 pub mod decode;

@@ -1772,3 +1772,268 @@ fn a_folder_walk_names_each_file_it_skips() {
         "{err}"
     );
 }
+
+/// A folder of scanner-named sheets: `scan_0001` and `scan_0003` are the same game
+/// (one sample twice), `scan_0002` another.
+fn scanner_folder(dir: &Path) -> PathBuf {
+    let folder = dir.join("scans");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (sample, name) in [
+        ("synth_pl_2.jpg", "scan_0001.jpg"),
+        ("synth_ru_1.jpg", "scan_0002.jpg"),
+        ("synth_pl_2.jpg", "scan_0003.jpg"),
+    ] {
+        std::fs::copy(root().join("samples").join(sample), folder.join(name)).unwrap();
+    }
+    folder
+}
+
+/// The output folder's file names, sorted.
+fn file_names(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn copies_with_names_that_say_nothing_are_joined_by_what_they_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = scanner_folder(dir.path());
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        file_names(&out_dir),
+        [
+            "scan_0001+scan_0003.json",
+            "scan_0001+scan_0003.pgn",
+            "scan_0002.json",
+            "scan_0002.pgn"
+        ]
+    );
+    let err = stderr(&out);
+    let line = format!(
+        "{} and {} read as the two copies of one game: ",
+        folder.join("scan_0001.jpg").display(),
+        folder.join("scan_0003.jpg").display()
+    );
+    assert!(err.contains(&line), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let pair = json(&out_dir.join("scan_0001+scan_0003.json"));
+    let copies: Vec<&str> = pair["copies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(copies.len(), 2);
+    assert!(copies[0].ends_with("scan_0001.jpg"), "{copies:?}");
+    assert!(copies[1].ends_with("scan_0003.jpg"), "{copies:?}");
+    let joined = &pair["joined"];
+    assert_eq!(joined["by"], "content");
+    assert_eq!(joined["sure"], true);
+    let (agree, of) = (
+        joined["agree"].as_u64().unwrap(),
+        joined["of"].as_u64().unwrap(),
+    );
+    // One image twice reads one game twice: every ply agrees.
+    assert!(of >= 100 && agree == of, "{joined}");
+    assert!(
+        err.contains(&format!("{agree} of {of} plies agree")),
+        "{err}"
+    );
+    // The moves carry both copies' cells.
+    assert!(
+        pair["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["copies"].as_array().is_some_and(|c| c.len() == 2)),
+        "both copies' boxes"
+    );
+    // A human confirms the first move: `fix` re-reads both copies and keeps the
+    // join; a re-run joins the sheets again and keeps the correction.
+    let pair_json = out_dir.join("scan_0001+scan_0003.json");
+    let first = pair["moves"][0]["san"].as_str().unwrap().to_string();
+    let out = run(bin()
+        .arg("fix")
+        .arg(&pair_json)
+        .arg(&first)
+        .args(["--ply", "1"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixed = json(&pair_json);
+    assert_eq!(fixed["joined"], pair["joined"]);
+    assert_eq!(fixed["copies"].as_array().map(Vec::len), Some(2));
+    assert_eq!(fixed["corrections"].as_array().map(Vec::len), Some(1));
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("kept 1 human correction"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(file_names(&out_dir).len(), 4);
+    let again = json(&pair_json);
+    assert_eq!(again["corrections"], fixed["corrections"]);
+    assert_eq!(again["joined"], pair["joined"]);
+    let alone = json(&out_dir.join("scan_0002.json"));
+    assert!(alone["source"].as_str().unwrap().ends_with("scan_0002.jpg"));
+    assert!(alone.get("copies").is_none() && alone.get("joined").is_none());
+    // Without --pairs every sheet is read alone.
+    let apart = dir.path().join("apart");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "-o"])
+        .arg(&apart)
+        .arg(folder.join("scan_0001.jpg"))
+        .arg(folder.join("scan_0002.jpg")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(file_names(&apart).len(), 4);
+    assert!(!stderr(&out).contains("copies of one game"));
+}
+
+#[test]
+fn a_shard_joins_by_content_only_the_copies_it_holds() {
+    // Shards split by name, so content is compared within a shard: with 2 shards
+    // `scan_0001` and `scan_0003` fall to shard 1 and are joined; with 3 they fall to
+    // shards 2 and 3 and each is read alone. Either way every sheet is read by exactly
+    // one shard, and each shard says what it compared.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = scanner_folder(dir.path());
+    let shard = |k: usize, n: usize| {
+        let out_dir = dir.path().join(format!("out{k}of{n}"));
+        let out = run(bin()
+            .args(["read", "-q", "--one-look", "--beam", "64", "--pairs"])
+            .args(["--shard", &format!("{k}/{n}"), "-o"])
+            .arg(&out_dir)
+            .arg(&folder));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        (file_names(&out_dir), stderr(&out))
+    };
+    let (one, err) = shard(1, 2);
+    assert_eq!(one, ["scan_0001+scan_0003.json", "scan_0001+scan_0003.pgn"]);
+    assert!(err.contains("read as the two copies of one game"), "{err}");
+    assert!(err.contains("--shard: the 2 sheets of this shard"), "{err}");
+    let (two, err) = shard(2, 2);
+    assert_eq!(two, ["scan_0002.json", "scan_0002.pgn"]);
+    assert!(!err.contains("copies of one game"), "{err}");
+    let mut all = Vec::new();
+    for k in 1..=3 {
+        let (files, err) = shard(k, 3);
+        assert!(!err.contains("copies of one game"), "{err}");
+        all.extend(files);
+    }
+    all.sort();
+    assert_eq!(
+        all,
+        [
+            "scan_0001.json",
+            "scan_0001.pgn",
+            "scan_0002.json",
+            "scan_0002.pgn",
+            "scan_0003.json",
+            "scan_0003.pgn"
+        ]
+    );
+}
+
+#[test]
+fn three_sheets_of_one_game_are_a_warning_and_read_alone() {
+    // One sheet scanned three times: no two of them are the copies more than any
+    // other two, so none is joined, and a warning names all three.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("scans");
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in ["scan_0001.jpg", "scan_0002.jpg", "scan_0003.jpg"] {
+        std::fs::copy(root().join("samples/synth_ru_1.jpg"), folder.join(name)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(file_names(&out_dir).len(), 6, "{:?}", file_names(&out_dir));
+    let err = stderr(&out);
+    let warning = format!(
+        "warning: {}, {} and {} may hold one game",
+        folder.join("scan_0001.jpg").display(),
+        folder.join("scan_0002.jpg").display(),
+        folder.join("scan_0003.jpg").display()
+    );
+    assert!(err.contains(&warning), "{err}");
+    assert_eq!(err.matches("may hold one game").count(), 1, "{err}");
+    assert!(!err.contains("copies of one game:"), "{err}");
+}
+
+#[test]
+fn a_continuation_sheet_finds_its_first_sheet_where_its_moves_end() {
+    // `synth_de_3-2` (printed from move 61) under a scanner name goes on from the one
+    // sheet read alone whose moves end at move 60; the other sheet stays alone.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("scans");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (sample, name) in [
+        ("synth_de_3.jpg", "scan_0001.jpg"),
+        ("synth_de_3-2.jpg", "scan_0002.jpg"),
+        ("synth_ru_1.jpg", "scan_0003.jpg"),
+    ] {
+        std::fs::copy(root().join("samples").join(sample), folder.join(name)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{} goes on from {} (printed from move 61",
+            folder.join("scan_0002.jpg").display(),
+            folder.join("scan_0001.jpg").display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("a continuation sheet"), "{err}");
+    assert_eq!(
+        file_names(&out_dir),
+        [
+            "scan_0001.json",
+            "scan_0001.pgn",
+            "scan_0003.json",
+            "scan_0003.pgn"
+        ]
+    );
+    let game = json(&out_dir.join("scan_0001.json"));
+    let sheets: Vec<&str> = game["sheets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sheets.len(), 2);
+    assert!(sheets[1].ends_with("scan_0002.jpg"), "{sheets:?}");
+    assert!(played(&game) > 140, "the game goes on past move 60");
+    // Without its first sheet the continuation fails as before.
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(dir.path().join("alone"))
+        .arg(folder.join("scan_0002.jpg")));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stderr(&out).matches("a continuation sheet").count(), 1);
+}

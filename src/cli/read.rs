@@ -20,6 +20,8 @@ use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Input, Job};
 use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 
+mod copies;
+
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
     /// Image files (png, jpeg, tiff) or folders (recursed).
@@ -30,6 +32,8 @@ pub struct ReadArgs {
     pub out: Option<PathBuf>,
     /// Read both players' copies of a game as one game when their names say so
     /// (`053_0`/`053_1`, `r1_w`/`r1_b`, `r1-white`/`r1-black`); output `<game>.pgn/json`.
+    /// Sheets no name pairs are read alone, and two that read the same game are read
+    /// again as its two copies (`<a>+<b>.pgn/json`; one stderr line names them).
     #[arg(long)]
     pub pairs: bool,
     /// Read these two files as the two copies of one game (repeatable).
@@ -94,6 +98,8 @@ struct Outcome {
     claims: Vec<((u32, u32), String)>,
     /// Each game's PGN with its place in the round file (`--pgn-out`).
     round_pgn: Vec<(RoundKey, String)>,
+    /// The sheet read is a continuation sheet printed from this move (its error).
+    continues_at: Option<u32>,
 }
 
 /// Where a game goes in the round file: by round and board, games that name none
@@ -197,7 +203,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                 let target = Batch {
                     out,
                     producer: &producer,
-                    hold: budget.is_some(),
+                    // held for the review budget, or to join copies by content
+                    hold: budget.is_some() || args.pairs,
                     pairings: pairings.as_ref(),
                     round_file: args.pgn_out.is_some(),
                 };
@@ -205,7 +212,10 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                     Job::One(input) => read_one(input, &pipeline, m, &target),
                     Job::Game(copies, stem) => read_game(copies, stem, &pipeline, m, &target),
                 });
-                for e in &o.errors {
+                // Under --pairs a continuation sheet's error waits: it may find its
+                // first sheet by content (`copies::join_continuations`).
+                let later = args.pairs && o.continues_at.is_some();
+                for e in o.errors.iter().filter(|_| !later) {
                     bar.suspend(|| diag(e));
                 }
                 for n in &o.notes {
@@ -218,6 +228,27 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
     let mut outcomes = outcomes;
+    if args.pairs {
+        let batch = Batch {
+            out: args.out.as_deref(),
+            producer: &producer,
+            hold: true,
+            pairings: pairings.as_ref(),
+            round_file: args.pgn_out.is_some(),
+        };
+        let read_pair = |job: &Job| {
+            pool.with(|m| match job {
+                Job::One(input) => read_one(input, &pipeline, m, &batch),
+                Job::Game(copies, stem) => read_game(copies, stem, &pipeline, m, &batch),
+            })
+        };
+        copies::join_by_content(&todo, &mut outcomes, args.shard.is_some(), |jobs| {
+            threads.install(|| jobs.par_iter().map(&read_pair).collect())
+        });
+        copies::join_continuations(&todo, &mut outcomes, |jobs| {
+            threads.install(|| jobs.par_iter().map(&read_pair).collect())
+        });
+    }
     if let Some(percent) = budget {
         release_held(
             &mut outcomes,
@@ -225,6 +256,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             args.out.as_deref(),
             args.pgn_out.is_some(),
         );
+    } else if args.pairs {
+        copies::emit_held(&mut outcomes, args.out.as_deref(), args.pgn_out.is_some());
     }
     warn_double_claims(&outcomes);
     let mut write_failed = 0;
@@ -471,6 +504,7 @@ fn new_outcome() -> Outcome {
         held: Vec::new(),
         claims: Vec::new(),
         round_pgn: Vec::new(),
+        continues_at: None,
     }
 }
 
@@ -559,7 +593,12 @@ fn read_corrected(
     };
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
-        Err(e) => o.errors.push(e.to_string()),
+        Err(e) => {
+            if let SheetError::Continuation { first_move, .. } = e {
+                o.continues_at = Some(first_move);
+            }
+            o.errors.push(e.to_string())
+        }
     }
 }
 

@@ -100,6 +100,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         page: page_info(page, grid),
         summary: Default::default(),
         copies: Vec::new(),
+        joined: None,
         sheets: Vec::new(),
         corrections: Vec::new(),
         game: None,

@@ -66,6 +66,7 @@ impl Pipeline {
         }
         let old_sans: Vec<Option<String>> = report.moves.iter().map(|m| m.san.clone()).collect();
         new.source = report.source.clone();
+        new.joined = report.joined.clone();
         new.corrections = corrections;
         if let Some(game) = report.game.clone() {
             new.set_game(game);

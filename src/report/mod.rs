@@ -67,6 +67,10 @@ pub struct SheetReport {
     /// `source`; boxes in `moves[].box` refer to it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copies: Vec<CopyInfo>,
+    /// Set when the two `copies` were joined by what each read alone (their names do
+    /// not pair them, `read --pairs`): how, and how sure the join is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joined: Option<Joined>,
     /// A game written over several sheets (a continuation sheet from move 51, 61
     /// ...): the sheets in order, the first being `source`; each move's `sheet` is an
     /// index into this.
@@ -216,6 +220,19 @@ pub struct MoveReport {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// How the two copies of a game were joined (see [`SheetReport::joined`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Joined {
+    /// `content`: the games the sheets read alone agree.
+    pub by: String,
+    /// Plies of the two games read alone that agree ...
+    pub agree: usize,
+    /// ... of the plies of the shorter one.
+    pub of: usize,
+    /// False for a doubtful join (a warning named both files): worth a look.
+    pub sure: bool,
 }
 
 /// One copy of a two-copy game.

@@ -1,0 +1,231 @@
+//! `read --pairs`, copies found by content: the sheets no name or `--pair` placed are
+//! read alone first (their reports held back), the games they read are matched
+//! ([`scoresheet::copies::match_games`]), and each matched pair is read again as the
+//! two copies of one game, whose report replaces the two single ones.
+
+use scoresheet::copies::{Matches, match_games};
+use scoresheet::report::Joined;
+
+use super::super::diag;
+use super::super::inputs::Job;
+use super::{Outcome, emit, new_outcome};
+
+/// The game a held report reads (SAN, ply order), if the outcome is one sheet read
+/// alone without errors or human corrections: a sheet a human has corrected stays as
+/// its report is, and a file of several pages is read page by page.
+fn single_game(job: &Job, o: &Outcome) -> Option<Vec<String>> {
+    let (Job::One(_), [(_, report)], true) = (job, o.held.as_slice(), o.errors.is_empty()) else {
+        return None;
+    };
+    if !report.corrections.is_empty() || !report.copies.is_empty() {
+        return None;
+    }
+    let mut plies: Vec<(u32, &str)> = report
+        .moves
+        .iter()
+        .filter_map(|m| Some((m.ply?, m.san.as_deref()?)))
+        .collect();
+    plies.sort_by_key(|p| p.0);
+    plies.dedup_by_key(|p| p.0);
+    Some(plies.into_iter().map(|(_, san)| san.to_string()).collect())
+}
+
+/// Joins the sheets of `todo` read alone (`outcomes[i]` is `todo[i]`'s, reports held)
+/// that hold the same game: each join is one stderr line naming both files (a warning
+/// when doubtful), sheets that tie are a warning and stay alone; `read` reads the
+/// joined pairs (reports held), and each pair's outcome, its report marked
+/// [`Joined`], replaces its two sheets' outcomes. A pair that fails to read leaves its
+/// sheets as they were read. With `sharded`, says that only this shard's sheets were
+/// compared.
+pub(super) fn join_by_content(
+    todo: &[Job],
+    outcomes: &mut [Outcome],
+    sharded: bool,
+    read: impl FnOnce(&[Job]) -> Vec<Outcome>,
+) {
+    let (at, games): (Vec<usize>, Vec<Vec<String>>) = todo
+        .iter()
+        .zip(outcomes.iter())
+        .enumerate()
+        .filter_map(|(i, (job, o))| Some((i, single_game(job, o)?)))
+        .unzip();
+    if games.len() < 2 {
+        return;
+    }
+    if sharded {
+        diag(format!(
+            "--shard: the {} sheets of this shard that no name pairs are compared with each other only; copies that fall to other shards are read alone (name them `_w`/`_b` or give --pair to keep them together)",
+            games.len()
+        ));
+    }
+    let Matches { joins, ties, .. } = match_games(&games);
+    let name = |k: usize| match &todo[at[k]] {
+        Job::One(input) => input.path.display().to_string(),
+        Job::Game(_, stem) => stem.clone(),
+    };
+    // One warning for each group of sheets that may hold one game, however many of
+    // them are left alone.
+    let groups: std::collections::BTreeSet<Vec<usize>> = ties
+        .iter()
+        .map(|t| {
+            let mut g: Vec<usize> = std::iter::once(t.a).chain(t.with.iter().copied()).collect();
+            g.sort_unstable();
+            g
+        })
+        .collect();
+    for group in groups {
+        let mut files: Vec<String> = group.into_iter().map(name).collect();
+        let last = files.pop().unwrap_or_default();
+        diag(format!(
+            "warning: {} and {last} may hold one game, but no two of them clearly; read alone: give --pair A B for the two copies",
+            files.join(", ")
+        ));
+    }
+    let mut pairs = Vec::with_capacity(joins.len());
+    for j in &joins {
+        let (a, b) = (&todo[at[j.a]], &todo[at[j.b]]);
+        let (Job::One(x), Job::One(y)) = (a, b) else {
+            continue;
+        };
+        let line = format!(
+            "{} and {} read as the two copies of one game: {} of {} plies agree",
+            name(j.a),
+            name(j.b),
+            j.agree,
+            j.of
+        );
+        diag(if j.sure {
+            line
+        } else {
+            format!(
+                "warning: {line}, a doubtful join: check the game, or read the two apart without --pairs"
+            )
+        });
+        let stem = format!("{}+{}", x.stem, y.stem);
+        pairs.push(Job::Game(vec![vec![x.clone()], vec![y.clone()]], stem));
+    }
+    let read = read(&pairs);
+    for (j, mut o) in joins.iter().zip(read) {
+        for e in o.errors.iter().chain(&o.notes) {
+            diag(e);
+        }
+        if !o.errors.is_empty() || o.held.len() != 1 {
+            diag(format!(
+                "{} and {}: read apart, as the two copies could not be read together",
+                name(j.a),
+                name(j.b)
+            ));
+            continue;
+        }
+        o.held[0].1.joined = Some(Joined {
+            by: "content".into(),
+            agree: j.agree,
+            of: j.of,
+            sure: j.sure,
+        });
+        outcomes[at[j.a]] = o;
+        outcomes[at[j.b]] = new_outcome();
+    }
+}
+
+/// Joins each continuation sheet that no name or `--continue` placed (read alone, it
+/// failed as one printed from move N) to the one sheet read alone whose cells end at
+/// move N - 1 in the same folder: one stderr line names both, and the two are read as
+/// one game over two sheets, named after the first. A continuation sheet with several
+/// such first sheets (or one another continuation also claims) is a warning naming
+/// them and keeps its error. Runs after [`join_by_content`]: sheets joined as copies
+/// are not looked at.
+pub(super) fn join_continuations(
+    todo: &[Job],
+    outcomes: &mut [Outcome],
+    read: impl FnOnce(&[Job]) -> Vec<Outcome>,
+) {
+    let folder = |i: usize| match &todo[i] {
+        Job::One(input) => input.path.parent().map(std::path::Path::to_path_buf),
+        Job::Game(..) => None,
+    };
+    // Sheets read alone and where their cells end.
+    let ends: Vec<(usize, u32)> = (0..todo.len())
+        .filter(|&i| single_game(&todo[i], &outcomes[i]).is_some())
+        .filter_map(|i| {
+            let report = &outcomes[i].held[0].1;
+            (report.sheets.is_empty())
+                .then(|| report.moves.iter().map(|m| m.move_number).max())
+                .flatten()
+                .map(|end| (i, end))
+        })
+        .collect();
+    // Every continuation sheet's error was held back; one file's only sheet may join.
+    let later: Vec<(usize, u32)> = (0..todo.len())
+        .filter_map(|i| Some((i, outcomes[i].continues_at?)))
+        .collect();
+    let candidates = |(j, at): (usize, u32)| -> Vec<usize> {
+        ends.iter()
+            .filter(|&&(i, end)| end + 1 == at && folder(i) == folder(j))
+            .map(|&(i, _)| i)
+            .collect()
+    };
+    let name = |i: usize| match &todo[i] {
+        Job::One(input) => input.path.display().to_string(),
+        Job::Game(_, stem) => stem.clone(),
+    };
+    let mut claims: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let alone = |j: usize| matches!(todo[j], Job::One(_)) && outcomes[j].errors.len() == 1;
+    for &l in later.iter().filter(|l| alone(l.0)) {
+        if let [first] = candidates(l)[..] {
+            *claims.entry(first).or_default() += 1;
+        }
+    }
+    let mut chains = Vec::new();
+    let mut jobs = Vec::new();
+    for &(j, at) in later.iter().filter(|l| alone(l.0)) {
+        match candidates((j, at))[..] {
+            [] => {}
+            [first] if claims[&first] == 1 => {
+                diag(format!(
+                    "{} goes on from {} (printed from move {at}, where the other's moves end): read as one game over two sheets",
+                    name(j),
+                    name(first)
+                ));
+                if let (Job::One(a), Job::One(b)) = (&todo[first], &todo[j]) {
+                    jobs.push(Job::Game(vec![vec![a.clone(), b.clone()]], a.stem.clone()));
+                    chains.push((first, j));
+                }
+            }
+            ref firsts => diag(format!(
+                "warning: {} may go on from any of {}; not joined: give --continue FIRST {}",
+                name(j),
+                firsts
+                    .iter()
+                    .map(|&i| name(i))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                name(j)
+            )),
+        }
+    }
+    for ((first, j), o) in chains.into_iter().zip(read(&jobs)) {
+        for e in o.errors.iter().chain(&o.notes) {
+            diag(e);
+        }
+        if o.errors.is_empty() && o.held.len() == 1 {
+            outcomes[first] = o;
+            outcomes[j] = new_outcome();
+        }
+    }
+    // The continuation sheets left alone fail as read (their error held back so far).
+    for (j, _) in later {
+        for e in &outcomes[j].errors {
+            diag(e);
+        }
+    }
+}
+
+/// Writes (or collects) every report held back for the join, with no review budget.
+pub(super) fn emit_held(outcomes: &mut [Outcome], out: Option<&std::path::Path>, round_file: bool) {
+    for o in outcomes {
+        for (stem, report) in std::mem::take(&mut o.held) {
+            emit(o, &report, &stem, out, round_file);
+        }
+    }
+}
