@@ -3,8 +3,8 @@
 //! ([`scoresheet::copies::match_games`]), and each matched pair is read again as the
 //! two copies of one game, whose report replaces the two single ones.
 
+use scoresheet::Joined;
 use scoresheet::copies::{Matches, match_games};
-use scoresheet::report::Joined;
 
 use super::super::diag;
 use super::super::inputs::Job;
