@@ -8,7 +8,7 @@ use scoresheet::copies::{Matches, match_games};
 
 use super::super::diag;
 use super::super::inputs::Job;
-use super::{Outcome, emit, new_outcome};
+use super::jobs::{Outcome, emit, new_outcome};
 
 /// The game a held report reads (SAN, ply order), if the outcome is one sheet read
 /// alone without errors or human corrections: a sheet a human has corrected stays as
