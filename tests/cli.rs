@@ -9,6 +9,9 @@ use std::process::{Command, Output};
 use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 
+#[path = "common/browser.rs"]
+mod browser;
+use browser::browser_ready;
 #[path = "common/pdf.rs"]
 mod pdf;
 
@@ -640,33 +643,6 @@ fn convert_prints_pgn() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(pgn_moves(&text), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
-}
-
-/// Whether the browser test can run here: node, playwright-core (`npm ci` in
-/// tests/browser) and Chromium. CI sets SCORESHEET_REQUIRE_BROWSER=1 so that a
-/// missing piece fails there instead of skipping.
-fn browser_ready() -> bool {
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let playwright = root()
-        .join("tests/browser/node_modules/playwright-core")
-        .is_dir();
-    let ready = node && playwright && Path::new(&chromium).exists();
-    if !ready {
-        let msg = format!(
-            "browser test needs node ({node}), tests/browser/node_modules/playwright-core ({playwright}, \
-             run `npm ci` there) and Chromium at {chromium}"
-        );
-        assert!(
-            std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(),
-            "{msg}"
-        );
-        eprintln!("skipping: {msg}");
-    }
-    ready
 }
 
 #[test]
@@ -1579,16 +1555,15 @@ fn both_copies_of_a_game_over_two_sheets_are_read_as_one_game() {
     // one game from four sheets, each copy's sheets listed and each move's cell placed
     // on its copy's sheet; a fix on the second sheets re-reads all four.
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in");
-    std::fs::create_dir(&input).unwrap();
-    for (from, to) in [
-        ("synth_de_3.jpg", "r1_w.jpg"),
-        ("synth_de_3-2.jpg", "r1_w-2.jpg"),
-        ("synth_de_3.jpg", "r1_b.jpg"),
-        ("synth_de_3-2.jpg", "r1_b-2.jpg"),
-    ] {
-        std::fs::copy(root().join("samples").join(from), input.join(to)).unwrap();
-    }
+    let input = named_sheets(
+        dir.path(),
+        &[
+            ("synth_de_3.jpg", "r1_w.jpg"),
+            ("synth_de_3-2.jpg", "r1_w-2.jpg"),
+            ("synth_de_3.jpg", "r1_b.jpg"),
+            ("synth_de_3-2.jpg", "r1_b-2.jpg"),
+        ],
+    );
     let out = dir.path().join("out");
     let o = run(bin()
         .args(["read", "-q", "--pairs", "--beam", "64", "-o"])
@@ -1776,16 +1751,14 @@ fn a_folder_walk_names_each_file_it_skips() {
 /// A folder of scanner-named sheets: `scan_0001` and `scan_0003` are the same game
 /// (one sample twice), `scan_0002` another.
 fn scanner_folder(dir: &Path) -> PathBuf {
-    let folder = dir.join("scans");
-    std::fs::create_dir_all(&folder).unwrap();
-    for (sample, name) in [
-        ("synth_pl_2.jpg", "scan_0001.jpg"),
-        ("synth_ru_1.jpg", "scan_0002.jpg"),
-        ("synth_pl_2.jpg", "scan_0003.jpg"),
-    ] {
-        std::fs::copy(root().join("samples").join(sample), folder.join(name)).unwrap();
-    }
-    folder
+    named_sheets(
+        dir,
+        &[
+            ("synth_pl_2.jpg", "scan_0001.jpg"),
+            ("synth_ru_1.jpg", "scan_0002.jpg"),
+            ("synth_pl_2.jpg", "scan_0003.jpg"),
+        ],
+    )
 }
 
 /// The output folder's file names, sorted.
@@ -1985,15 +1958,14 @@ fn a_continuation_sheet_finds_its_first_sheet_where_its_moves_end() {
     // `synth_de_3-2` (printed from move 61) under a scanner name goes on from the one
     // sheet read alone whose moves end at move 60; the other sheet stays alone.
     let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("scans");
-    std::fs::create_dir_all(&folder).unwrap();
-    for (sample, name) in [
-        ("synth_de_3.jpg", "scan_0001.jpg"),
-        ("synth_de_3-2.jpg", "scan_0002.jpg"),
-        ("synth_ru_1.jpg", "scan_0003.jpg"),
-    ] {
-        std::fs::copy(root().join("samples").join(sample), folder.join(name)).unwrap();
-    }
+    let folder = named_sheets(
+        dir.path(),
+        &[
+            ("synth_de_3.jpg", "scan_0001.jpg"),
+            ("synth_de_3-2.jpg", "scan_0002.jpg"),
+            ("synth_ru_1.jpg", "scan_0003.jpg"),
+        ],
+    );
     let out_dir = dir.path().join("out");
     let out = run(bin()
         .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])

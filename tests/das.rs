@@ -104,26 +104,6 @@ fn convert_names_the_bad_move_and_exits_1() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A fake reader: the simulated CTC output of the `k`-th written cell for the `k`-th
-/// crop, blank cells after them.
-struct FakeReader {
-    alphabet: Alphabet,
-    cells: Vec<CellScores>,
-    blank: CellScores,
-}
-
-impl CellModel for FakeReader {
-    fn alphabet(&self) -> &Alphabet {
-        &self.alphabet
-    }
-
-    fn read(&mut self, crops: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
-        Ok((0..crops.len())
-            .map(|i| self.cells.get(i).unwrap_or(&self.blank).clone())
-            .collect())
-    }
-}
-
 #[test]
 fn das_sheet_reads_into_report_and_record() {
     let written = [
@@ -138,9 +118,10 @@ fn das_sheet_reads_into_report_and_record() {
     let sim = Simulator::new(&alphabet, clean, Mistakes::none());
     let mut rng = Rng::new(8);
     let mut model = FakeReader {
-        cells: written.iter().map(|t| sim.cell(t, &mut rng)).collect(),
+        copies: vec![written.iter().map(|t| sim.cell(t, &mut rng)).collect()],
         blank: sim.cell("", &mut rng),
         alphabet,
+        calls: 0,
     };
     let form = Form::fide(1000, 1414);
     let page = render(&form, &Distortion::default());
@@ -175,16 +156,17 @@ fn das_sheet_reads_into_report_and_record() {
     assert_eq!(main_line(&pgn), written, "{pgn}");
 }
 
-/// A fake reader for two copies of one sheet: the `k`-th call reads the `k`-th copy's
-/// cells (the pipeline reads each copy's cells in one call).
-struct TwoCopies {
+/// A fake reader: the `k`-th call reads the simulated CTC output of the `k`-th copy's
+/// written cells, one for each crop and blank cells after them (the pipeline reads
+/// each copy's cells in one call).
+struct FakeReader {
     alphabet: Alphabet,
     copies: Vec<Vec<CellScores>>,
     blank: CellScores,
     calls: usize,
 }
 
-impl CellModel for TwoCopies {
+impl CellModel for FakeReader {
     fn alphabet(&self) -> &Alphabet {
         &self.alphabet
     }
@@ -220,7 +202,7 @@ fn both_copies_of_a_das_sheet_are_read_as_das() {
     };
     let copies = vec![copy(3), copy(5)];
     let blank = sim.cell("", &mut rng.borrow_mut());
-    let mut model = TwoCopies {
+    let mut model = FakeReader {
         blank,
         copies,
         alphabet,
@@ -260,7 +242,7 @@ fn both_copies_of_a_das_sheet_are_read_as_das() {
     let one = |k: usize| {
         let copies = vec![copy([3, 5][k])];
         let blank = sim.cell("", &mut rng.borrow_mut());
-        let mut model = TwoCopies {
+        let mut model = FakeReader {
             blank,
             copies,
             alphabet: model_alphabet(),

@@ -13,6 +13,10 @@ use std::process::{Command, Output};
 use shakmaty::san::San;
 use shakmaty::{Chess, Move, Position};
 
+#[path = "common/browser.rs"]
+mod browser;
+use browser::browser_ready;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_scoresheet"))
 }
@@ -953,30 +957,6 @@ fn load_20_clients_100_requests_each_no_error_no_lost_correction() {
     }
     println!("{figures}");
     eprintln!("{figures}");
-}
-
-fn browser_ready() -> bool {
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let playwright = root()
-        .join("tests/browser/node_modules/playwright-core")
-        .is_dir();
-    let ready = node && playwright && Path::new(&chromium).exists();
-    if !ready {
-        let msg = format!(
-            "browser test needs node ({node}), tests/browser/node_modules/playwright-core ({playwright}, \
-             run `npm ci` there) and Chromium at {chromium}"
-        );
-        assert!(
-            std::env::var("SCORESHEET_REQUIRE_BROWSER").is_err(),
-            "{msg}"
-        );
-        eprintln!("skipping: {msg}");
-    }
-    ready
 }
 
 #[test]

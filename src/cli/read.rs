@@ -22,6 +22,24 @@ mod jobs;
 pub(super) use jobs::read_job;
 use jobs::{Batch, Outcome, read_any, release_held};
 
+/// The tournament's tables a batch's games take their headers from (`read`, `desk`).
+#[derive(clap::Args, Debug)]
+pub struct TableArgs {
+    /// The tournament's pairings (CSV, .xlsx or .ods with a header row): PGN headers
+    /// for every sheet whose file name (r3b12, 3-12) or the sheet map names its game.
+    #[arg(long, value_name = "FILE")]
+    pub pairings: Option<PathBuf>,
+    /// The round of a pairing table that has no round column.
+    #[arg(long, value_name = "N")]
+    pub round: Option<u32>,
+    /// FIDE Tournament Report File (TRF-16): ratings, FIDE ids and results by player.
+    #[arg(long, value_name = "FILE.trf")]
+    pub players: Option<PathBuf>,
+    /// A table `file,round,board` naming the game of sheets whose names do not.
+    #[arg(long, value_name = "FILE")]
+    pub sheet_map: Option<PathBuf>,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
     /// Image files (png, jpeg, tiff) or folders (recursed).
@@ -52,19 +70,8 @@ pub struct ReadArgs {
     /// batch is read.
     #[arg(long, value_name = "P", conflicts_with = "review_below")]
     pub review_budget: Option<f32>,
-    /// The tournament's pairings (CSV, .xlsx or .ods with a header row): PGN headers
-    /// for every sheet whose file name (r3b12, 3-12) or the sheet map names its game.
-    #[arg(long, value_name = "FILE")]
-    pub pairings: Option<PathBuf>,
-    /// The round of a pairing table that has no round column.
-    #[arg(long, value_name = "N")]
-    pub round: Option<u32>,
-    /// FIDE Tournament Report File (TRF-16): ratings, FIDE ids and results by player.
-    #[arg(long, value_name = "FILE.trf")]
-    pub players: Option<PathBuf>,
-    /// A table `file,round,board` naming the game of sheets whose names do not.
-    #[arg(long, value_name = "FILE")]
-    pub sheet_map: Option<PathBuf>,
+    #[command(flatten)]
+    pub tables: TableArgs,
     /// Also write every game of the batch into one PGN file, in round and board order.
     #[arg(long, value_name = "FILE")]
     pub pgn_out: Option<PathBuf>,
@@ -124,7 +131,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
         diag("--review-budget: give a share of the moves in % (0 to 100)");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    let pairings = match load_pairings(&args) {
+    let pairings = match load_pairings(&args.tables) {
         Ok(p) => p,
         Err(e) => {
             diag(format!("{e:#}"));
@@ -304,7 +311,7 @@ fn finish_batch(
 }
 
 /// Reads the pairing options (none given: `None`).
-pub(super) fn load_pairings(args: &ReadArgs) -> anyhow::Result<Option<Pairings>> {
+pub(super) fn load_pairings(args: &TableArgs) -> anyhow::Result<Option<Pairings>> {
     if args.pairings.is_none() && args.players.is_none() && args.sheet_map.is_none() {
         if args.round.is_some() {
             anyhow::bail!("--round needs --pairings");

@@ -17,17 +17,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Parser;
 
 use scoresheet::{Pipeline, Producer, RuntimeParams};
 
 use super::batch::{ModelArgs, load_model};
-use super::read::{ReadArgs, load_pairings};
+use super::read::{TableArgs, load_pairings};
 use super::{EXIT_USAGE, diag};
 
 #[derive(clap::Args, Debug)]
 pub struct DeskArgs {
-    /// The scanner's folder: images (png, jpeg, tiff) are read as they land in it.
+    /// The scanner's folder: images (png, jpeg, tiff) and PDFs are read as they land in it.
     pub watch: PathBuf,
     /// The output folder (as `read -o`; `fix`, `merge` and `review` work on it, and a
     /// desk restarted on it carries on).
@@ -41,18 +40,8 @@ pub struct DeskArgs {
     /// loopback without one.
     #[arg(long, value_name = "T")]
     pub token: Option<String>,
-    /// The tournament's pairings (as `read --pairings`).
-    #[arg(long, value_name = "FILE")]
-    pub pairings: Option<PathBuf>,
-    /// The round of a pairing table that has no round column.
-    #[arg(long, value_name = "N")]
-    pub round: Option<u32>,
-    /// FIDE Tournament Report File (TRF-16): ratings, FIDE ids and results.
-    #[arg(long, value_name = "FILE.trf")]
-    pub players: Option<PathBuf>,
-    /// A table `file,round,board` naming the game of sheets whose names do not.
-    #[arg(long, value_name = "FILE")]
-    pub sheet_map: Option<PathBuf>,
+    #[command(flatten)]
+    pub tables: TableArgs,
     /// The round's PGN, rewritten (in round and board order) after every read and
     /// every correction.
     #[arg(long, value_name = "FILE")]
@@ -62,30 +51,6 @@ pub struct DeskArgs {
     pub poll_ms: u64,
     #[command(flatten)]
     pub model: ModelArgs,
-}
-
-/// `read`'s flags, parsed from the desk's, so that pairings load as `read` loads them.
-#[derive(Parser)]
-struct AsRead {
-    #[command(flatten)]
-    read: ReadArgs,
-}
-
-fn read_args(args: &DeskArgs) -> anyhow::Result<ReadArgs> {
-    let mut argv: Vec<std::ffi::OsString> =
-        vec!["read".into(), "-o".into(), args.out.clone().into()];
-    let mut opt = |flag: &str, v: Option<std::ffi::OsString>| {
-        if let Some(v) = v {
-            argv.push(flag.into());
-            argv.push(v);
-        }
-    };
-    opt("--pairings", args.pairings.clone().map(Into::into));
-    opt("--round", args.round.map(|r| r.to_string().into()));
-    opt("--players", args.players.clone().map(Into::into));
-    opt("--sheet-map", args.sheet_map.clone().map(Into::into));
-    argv.push(args.watch.clone().into());
-    Ok(AsRead::try_parse_from(argv)?.read)
 }
 
 /// A token of 32 hex digits from the system's random source.
@@ -124,7 +89,7 @@ pub fn run(args: DeskArgs) -> anyhow::Result<ExitCode> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create output folder {}", args.out.display()))?;
-    let pairings = match load_pairings(&read_args(&args)?) {
+    let pairings = match load_pairings(&args.tables) {
         Ok(p) => p,
         Err(e) => {
             diag(format!("{e:#}"));
