@@ -75,6 +75,7 @@ pub use pipeline::{
     RereadError, SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
 };
 pub use report::{
-    Correction, HeaderCorrection, Joined, MoveState, PgnTags, Producer, ReadSettings, ReviewSheet,
-    SheetReport, Source, flag_least_sure, review_html, to_pgn, write_atomic,
+    Correction, FieldCandidate, FieldRead, HeaderCorrection, Joined, MoveState, PgnTags, Producer,
+    ReadSettings, ReviewSheet, SheetReport, Source, flag_least_sure, review_html, to_pgn,
+    write_atomic,
 };

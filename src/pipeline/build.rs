@@ -105,6 +105,7 @@ pub fn build_report(page: &Page, grid: &Grid, decoded: &DecodedSheet) -> SheetRe
         corrections: Vec::new(),
         game: None,
         header_corrections: Vec::new(),
+        fields: Vec::new(),
     };
     report.summarize();
     report

@@ -86,6 +86,52 @@ pub struct SheetReport {
     /// Human corrections of the game's headers: never overwritten by a later run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub header_corrections: Vec<HeaderCorrection>,
+    /// What the form says around the moves, field by field, as read from the sheets
+    /// (labels found, values read); `game` takes a value from here only where no
+    /// pairing or human gives one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldRead>,
+}
+
+/// One header field of a sheet as read from the form.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FieldRead {
+    /// `event`, `date`, `round`, `board`, `white`, `black` or `result`.
+    pub field: String,
+    /// The value read (PGN spelling for `result`, `YYYY.MM.DD` with `??` for
+    /// unread parts for `date`); `None` when the field was found but nothing
+    /// readable is written in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// How sure the reading is, 0..1.
+    #[serde(default)]
+    pub confidence: f32,
+    /// Which copy (index into `copies`, 0 without them) and which of its sheets.
+    #[serde(default)]
+    pub copy: usize,
+    #[serde(default)]
+    pub sheet: usize,
+    /// Where the value is (x, y, w, h on the straightened page).
+    #[serde(default, rename = "box", skip_serializing_if = "Option::is_none")]
+    pub bbox: Option<[u32; 4]>,
+    /// The printed label that named the field, as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// With a closed vocabulary (the pairings' names and rounds, the result
+    /// spellings): the best candidates and their scores, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<FieldCandidate>,
+    /// Why `value` is missing or doubtful.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One closed-vocabulary candidate for a field and its score (a probability, 0..1,
+/// normalised over the candidates).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FieldCandidate {
+    pub value: String,
+    pub score: f32,
 }
 
 /// The game a sheet records: the PGN headers a federation publishes, and where each
