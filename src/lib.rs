@@ -71,8 +71,8 @@ pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_pages, open_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
-    CopyRead, CorrectError, CutCell, CutPage, GameRead, Pipeline, PipelineParams, Reread,
-    RereadError, SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
+    CopyRead, CorrectError, CutCell, CutPage, FieldVocab, GameRead, Pipeline, PipelineParams,
+    Reread, RereadError, SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
 };
 pub use report::{
     Correction, FieldCandidate, FieldRead, HeaderCorrection, Joined, MoveState, PgnTags, Producer,

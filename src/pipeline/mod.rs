@@ -26,7 +26,7 @@ mod sources;
 
 pub use cells::{CutCell, CutPage, cut_cells};
 pub use game::{CopyRead, GameRead};
-pub use params::{PipelineParams, SheetError, SheetOptions};
+pub use params::{FieldVocab, PipelineParams, SheetError, SheetOptions};
 pub use read::Pipeline;
 pub use reread::{CorrectError, Reread, RereadError};
 pub use sources::{reload_game, reload_pages};

@@ -122,4 +122,16 @@ pub struct SheetOptions {
     /// earlier read dropped ([`crate::report::PageInfo::header_rows`]): kept, so that
     /// the cells of `locked` are the cells the human saw. Decided again where absent.
     pub header_rows: Vec<Option<usize>>,
+    /// Closed vocabularies the header fields are scored against (the pairings'
+    /// names and rounds); empty: the fields are read open.
+    pub vocab: FieldVocab,
+}
+
+/// What a header field may say, where the tournament's tables tell.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldVocab {
+    /// Players' names as the pairings spell them.
+    pub names: Vec<String>,
+    /// Rounds the pairings hold.
+    pub rounds: Vec<String>,
 }

@@ -58,6 +58,7 @@ impl Pipeline {
         let options = SheetOptions {
             locked: locks(&corrections),
             header_rows: report.header_rows(),
+            ..Default::default()
         };
         let game = self.read_game(copies, model, &options)?;
         let (decoded, mut new) = (game.decoded, game.report);

@@ -281,6 +281,7 @@ fn read_corrected(
     let options = SheetOptions {
         locked: scoresheet::corrections::locks(&earlier.corrections),
         header_rows: earlier.header_rows.clone(),
+        ..Default::default()
     };
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
