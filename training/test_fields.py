@@ -1,0 +1,121 @@
+"""The header-field scoring of `fields_eval.py` and the written forms of `fieldtext.py`.
+
+    python -m unittest training.test_fields     # from the repository root; no torch
+"""
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import unittest
+from pathlib import Path
+
+from . import fieldtext
+from .fields_eval import cer, evaluate, report_values, score_page
+
+
+def _field(k: str, value: str | None, written: str | None = None) -> dict:
+    return {"field": k, "label": k, "label_box": [0, 0, 1, 1], "area": [0, 0, 1, 1], "value": value,
+            "written": written if written is not None else value, "value_box": [0, 0, 1, 1] if value else None,
+            "blank": value is None}
+
+
+TRUTH = {"family": "f", "held_out": True, "result": "1/2-1/2", "result_how": "circle",
+         "fields": [_field("event", "Riverside Open"), _field("round", "5", "5."), _field("board", None),
+                    _field("date", "2022.02.02", "2 февраля 2022"), _field("white", "Müller, Jörg", "Jörg Müller"),
+                    _field("black", "Иванов, Сергей")]}
+
+
+class WrittenForms(unittest.TestCase):
+    def test_dates(self) -> None:
+        for text, pgn in [("27/7/2020", "2020.07.27"), ("02.02.2022", "2022.02.02"), ("2 февраля 2022", "2022.02.02"),
+                          ("2022-02-02", "2022.02.02"), ("2. Februar 2022", "2022.02.02"), ("02.02.22", "2022.02.02"),
+                          ("07.2020", "2020.07.??"), ("2022.??.??", "2022.??.??"), ("2 lutego 2022", "2022.02.02")]:
+            self.assertEqual(fieldtext.pgn_date(text), pgn, text)
+        self.assertIsNone(fieldtext.pgn_date("Riverside"))
+
+    def test_every_drawn_date_reads_back(self) -> None:
+        rng = random.Random(3)
+        for lang in ("en", "de", "pl", "ru"):
+            for _ in range(200):
+                written, pgn, _year = fieldtext.date(lang, rng)
+                self.assertEqual(fieldtext.pgn_date(written), pgn, written)
+
+    def test_results(self) -> None:
+        for text, pgn in [("remis", "1/2-1/2"), ("Ничья", "1/2-1/2"), ("draw", "1/2-1/2"), ("0,5-0,5", "1/2-1/2"),
+                          ("1/2-1/2", "1/2-1/2"), ("0:1", "0-1"), ("½", "1/2-1/2"), ("1 - 0", "1-0")]:
+            self.assertEqual(fieldtext.pgn_result(text), pgn, text)
+        self.assertIsNone(fieldtext.pgn_result("*"))
+        rng = random.Random(4)
+        for res in ("1-0", "0-1", "1/2-1/2"):
+            for lang in ("en", "de", "pl", "ru"):
+                self.assertEqual(fieldtext.pgn_result(fieldtext.result_written(res, lang, rng)), res)
+
+    def test_names(self) -> None:
+        rng = random.Random(5)
+        ru = [fieldtext.name("ru", rng) for _ in range(50)]
+        self.assertTrue(all(any("\u0400" <= c <= "\u04ff" for c in w) for w, _ in ru))
+        self.assertGreater(len({p for _, p in ru}), 30)
+        for w, p in ru + [fieldtext.name("pl", rng) for _ in range(50)]:
+            self.assertEqual(set(fieldtext.fold(w).split()), set(fieldtext.fold(p).split()), (w, p))
+
+
+class Scoring(unittest.TestCase):
+    def test_cer(self) -> None:
+        self.assertEqual(cer(None, ["Müller"]), 1.0)
+        self.assertEqual(cer("müller", ["Müller"]), 0.0)
+        self.assertAlmostEqual(cer("Muller", ["Müller"]), 1 / 6)
+        # the lower of the name as written and as `Surname, Given`
+        self.assertEqual(cer("Müller, Jörg", ["Jörg Müller", "Müller, Jörg"]), 0.0)
+
+    def test_no_fields_read_is_all_missed_none_invented(self) -> None:
+        s = score_page(TRUTH, {"result": "*", "moves": []})
+        self.assertEqual(s["missed"], 6)  # five written fields and the circled result
+        self.assertEqual(s["invented"], 0)
+        self.assertEqual(s["right"], {"round": 0, "date": 0, "result": 0})
+        self.assertEqual(s["cer"], {"event": 1.0, "white": 1.0, "black": 1.0})
+        self.assertEqual(score_page(TRUTH, None)["missed"], 6)
+
+    def test_fields_read(self) -> None:
+        report = {"result": "1/2-1/2", "result_from": "sheet",
+                  "fields": [{"field": "round", "value": "5", "confidence": 0.9},
+                             {"field": "round", "value": "6", "confidence": 0.2},
+                             {"field": "board", "value": "12", "confidence": 0.5},
+                             {"field": "date", "value": "2022.02.02", "confidence": 0.9},
+                             {"field": "white", "value": "Muller, Jorg", "confidence": 0.9},
+                             {"field": "black", "confidence": 0.1, "note": "unreadable"}],
+                  "game": {"event": "Riverside Opem", "black": "Иванов С.", "from": {"event": "sheet",
+                                                                                   "black": "pairings"}}}
+        self.assertEqual(report_values(report)["round"], "5")
+        s = score_page(TRUTH, report)
+        self.assertEqual(s["right"], {"round": 1, "date": 1, "result": 1})
+        self.assertEqual(s["invented"], 1)  # the board, where nothing is written
+        self.assertEqual(s["missed"], 1)  # black: found, nothing read; the pairings' value is not the sheet's
+        self.assertAlmostEqual(s["cer"]["event"], 1 / 14)
+        self.assertAlmostEqual(s["cer"]["white"], 2 / 11)  # "müller jörg", folded
+
+    def test_result_invented_only_from_the_sheet(self) -> None:
+        truth = {**TRUTH, "result": None, "result_how": None}
+        self.assertEqual(score_page(truth, {"result": "1-0", "result_from": "mate"})["invented"], 0)
+        self.assertEqual(score_page(truth, {"result": "1-0", "result_from": "sheet"})["invented"], 1)
+
+    def test_evaluate_folders(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            pages, reports = Path(tmp) / "p", Path(tmp) / "r"
+            pages.mkdir()
+            reports.mkdir()
+            (pages / "a.json").write_text(json.dumps(TRUTH), encoding="utf-8")
+            (pages / "b.json").write_text(json.dumps({**TRUTH, "family": "g", "held_out": False}), encoding="utf-8")
+            (reports / "a.json").write_text(json.dumps({"result": "1/2-1/2", "result_from": "sheet"}),
+                                            encoding="utf-8")
+            r = evaluate(pages, reports)
+            self.assertEqual(r["all"]["pages"], 2)
+            self.assertEqual(r["all"]["reports"], 1)
+            self.assertEqual(r["held_out"]["result"], {"right": 1, "written": 1, "share": 1.0})
+            self.assertEqual(r["tune"]["result"]["right"], 0)
+            self.assertEqual(r["all"]["names"]["median_cer"], 1.0)
+            self.assertEqual(r["all"]["missed"], 11)
+
+
+if __name__ == "__main__":
+    unittest.main()
