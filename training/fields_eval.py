@@ -4,8 +4,9 @@
 
 PAGES: a folder `training.forms` wrote (`<stem>.png` + `<stem>.json` with `fields`);
 REPORTS: the folder `scoresheet read PAGES -o REPORTS` wrote (`<stem>.json`). Prints, per
-family (held-out ones marked), for the held-out and the tune families together and
-overall:
+family (held-out ones marked), for the tune and the held-out families, for the newer
+forms among them (the families that print the header and result in other ways, truth
+`layout.header` other than `box`) and overall:
 
 - result right: of the pages that show a result (marked among the printed options,
   written on the result line, or after the last move), those whose report's `result` is
@@ -159,6 +160,7 @@ def summarise(pages: list[dict]) -> dict:
 def evaluate(pages_dir: Path, reports_dir: Path, listing: bool = False) -> dict:
     by_family: dict[str, list[dict]] = {}
     held: dict[str, bool] = {}
+    newer: dict[str, bool] = {}
     for tj in sorted(pages_dir.glob("*.json")):
         truth = json.loads(tj.read_text(encoding="utf-8"))
         if "fields" not in truth:
@@ -175,13 +177,15 @@ def evaluate(pages_dir: Path, reports_dir: Path, listing: bool = False) -> dict:
             print(f"fields: {tj.stem}: invented {s['invented_fields']} missed {s['missed_fields']}")
         by_family.setdefault(truth["family"], []).append(s)
         held[truth["family"]] = bool(truth.get("held_out"))
-    result: dict = {"families": {}, "held_out": None, "tune": None, "all": None}
+        newer[truth["family"]] = (truth.get("layout") or {}).get("header") not in (None, "box", "none")
+    result: dict = {"families": {}}
     for fam, pages in sorted(by_family.items()):
-        result["families"][fam] = {**summarise(pages), "held_out": held[fam]}
-    every = [p for ps in by_family.values() for p in ps]
-    result["held_out"] = summarise([p for f, ps in by_family.items() if held[f] for p in ps])
-    result["tune"] = summarise([p for f, ps in by_family.items() if not held[f] for p in ps])
-    result["all"] = summarise(every)
+        result["families"][fam] = {**summarise(pages), "held_out": held[fam], "newer": newer[fam]}
+    groups = {"tune": lambda f: not held[f], "held_out": lambda f: held[f],
+              "newer_tune": lambda f: newer[f] and not held[f], "newer_held_out": lambda f: newer[f] and held[f],
+              "all": lambda f: True}
+    for key, keep in groups.items():
+        result[key] = summarise([p for f, ps in by_family.items() if keep(f) for p in ps])
     return result
 
 
@@ -216,7 +220,9 @@ def main() -> None:
         ap.error(f"{a.pages}: no page with header truth (`fields`); generate it with training.forms")
     for fam, s in r["families"].items():
         print("fields: " + line(fam + (" (held out)" if s["held_out"] else ""), s))
-    for key, label in (("tune", "tune families"), ("held_out", "held-out families"), ("all", "all")):
+    for key, label in (("tune", "tune families"), ("held_out", "held-out families"),
+                       ("newer_tune", "newer forms, tune"), ("newer_held_out", "newer forms, held out"),
+                       ("all", "all")):
         if r[key]["pages"]:
             print("fields: " + line(label, r[key]))
     if a.json:

@@ -118,15 +118,15 @@ FAMILIES: dict[str, dict] = {
 # names below the table beside the signatures), bottom (every field below the table);
 # `result` fide (`RESULT: 1-0 ½-½ 0-1` in a box under the table, signatures below), line
 # (`Result ______`, written on), row or column of options (`options` `-` or `:`,
-# `boxed` or not); `abbrev` prints Rd., Bd., Br., Stół, Стол.
+# `boxed` or not); `abbrev` (True, or the fields to shorten) prints Rd., Bd., Br., Stół, Стол.
 FAMILIES.update({
     "fide-corner-2x30": _fam(header="corner", result="fide", abbrev=True, colon=False),
-    "dsb-above-line-2x30": _fam(lang="de", header="above", result="line", abbrev=True, heading="shaded"),
+    "dsb-above-line-2x30": _fam(lang="de", header="above", result="line", abbrev={"round"}, heading="shaded"),
     "pzszach-strip-2x30": _fam(lang="pl", header="strip", result="column", boxed=True, table_width=0.9),
     "rcf-cells-line-2x40": _fam(lang="ru", rows=40, header="cells", result="line"),
     "club-signatures-photo-2x25": _fam(rows=25, header="split", result="row", options=":", abbrev=True,
                                        capture="photo"),
-    "ecf-bottom-line-2x30": _fam(header="bottom", result="line", abbrev=True, heading="shaded"),
+    "ecf-bottom-line-2x30": _fam(header="bottom", result="line", heading="shaded"),
     "pzszach-cells-fide-2x30": _fam(lang="pl", header="cells2", result="fide", options=":", abbrev=True,
                                     shade=False),
     "dsb-lines-column-2x30": _fam(lang="de", header="lines", result="column", options=":", abbrev=True),
@@ -397,7 +397,8 @@ def draw_form_v2(fam: dict, rng: random.Random, hand: dict, values: dict):
     `values` written in. Returns the page, the move cells' boxes, the fields' truth and
     the result options [(PGN result, printed text, box)]."""
     lang = fam["lang"]
-    labels = {k: LABELS[lang][k][1 if fam.get("abbrev") else 0] for k in LABELS[lang]}
+    short = fam.get("abbrev", False)
+    labels = {k: LABELS[lang][k][1 if short is True or (short and k in short) else 0] for k in LABELS[lang]}
     page = Image.new("L", (PAGE_W, PAGE_H), 255)
     d = ImageDraw.Draw(page)
     faces = [f for f in SYSTEM_PRINT if Path(f).exists()] if all(Path(f).exists() for f in SYSTEM_PRINT) else [
@@ -815,6 +816,9 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
              "result": result, "result_how": how,
              "cells": [{"move": n, "side": s, "box": list(b)} for (n, s), b in sorted(boxes.items())]}
     truth.update(header_truth(fields, options, result, how, mark, quad, img.size, angle))
+    truth["layout"] = {"header": fam.get("header", "box" if fam["header_box"] else "none"),
+                       "result": fam.get("result", "row" if fam["result_box"] else "none"),
+                       "options": fam.get("options", "-"), "boxed": fam.get("boxed", "header" not in fam)}
     (out / f"{stem}.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
     (out / f"{stem}.tsv").write_text("page\tmove\tside\tlabel\n" + "\n".join(labels) + "\n", encoding="utf-8")
     return len(labels)
