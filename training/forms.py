@@ -410,6 +410,8 @@ def draw_form_v2(fam: dict, rng: random.Random, hand: dict, values: dict):
     colon = fam.get("colon", rng.random() < 0.5)
 
     def label(text: str, x: float, y: float, size: int, suffix: str = "") -> tuple[str, tuple]:
+        if text.endswith("."):  # `Rd.`, not `Rd.:`
+            suffix = ""
         d.text((x, y), text + suffix, font=pf(size), fill=0)
         return text + suffix, _text_box(d, (x, y), text + suffix, pf(size))
 
