@@ -12,10 +12,14 @@ the form's language, and a scan or a phone photo (perspective, shadow).
 brings. For each page `<stem>.png` this writes `<stem>.json` (the family, the printed
 move numbers, and every move cell's box where the picture shows it: the form's cell
 centre through the photo's perspective and the page's turn) and, with a game written
-in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does.
+in, `<stem>.pgn` and `<stem>.tsv` as `sheets.py` does. The JSON also holds the header's
+truth (`fields`: each printed field's label, where its value is written and what, or that
+it is blank; `result_options`, the printed results and the one marked; see
+`header_truth`); `FIELD_FAMILIES` print the header and result in other ways
+(`draw_form_v2`) and `fields_eval.py` scores a reading of them.
 
     python -m training.forms --out DIR [--families all|tune|held-out] [--per-family 3] [--seed 1]
-                             [--fonts train|val|select]
+                             [--fonts train|val|select] [--only fields|NAME,...] [--blank-fields P]
     python -m training.forms --check DIR [--bin target/release/scoresheet]
     python -m training.forms --game-over-sheets FAMILY --out DIR [--sheets 2] [--stem game] [--seed 1] [--fonts val]
 

@@ -11,6 +11,7 @@ import unittest
 from pathlib import Path
 
 from . import fieldtext
+from .common import FONTS, GAMES
 from .fields_eval import cer, evaluate, report_values, score_page
 
 
@@ -115,6 +116,52 @@ class Scoring(unittest.TestCase):
             self.assertEqual(r["tune"]["result"]["right"], 0)
             self.assertEqual(r["all"]["names"]["median_cer"], 1.0)
             self.assertEqual(r["all"]["missed"], 11)
+
+
+@unittest.skipUnless(FONTS.is_dir() and GAMES.is_dir(), f"needs the shared fonts and games ({FONTS.parent})")
+class GeneratedPages(unittest.TestCase):
+    """One page of each newer family, every field written and then every field blank:
+    the truth says what the page shows."""
+
+    def test_truth_of_the_newer_families(self) -> None:
+        import chess.pgn
+
+        from . import forms
+        hands = [h for h in forms.hand_fonts("train") if h["cyr"]][:2]
+        with open(sorted(GAMES.glob("*.pgn"))[0], encoding="utf-8") as fh:
+            game = chess.pgn.read_game(fh)
+        assert game is not None
+        game.headers["Result"] = "1/2-1/2"
+        with tempfile.TemporaryDirectory() as tmp:
+            for blank in (0.0, 1.0):
+                for k, name in enumerate(forms.FIELD_FAMILIES):
+                    rng = random.Random(k)
+                    stem = f"p{k}_{int(blank)}"
+                    forms.make_page(name, forms.FAMILIES[name], rng, [game], hands, Path(tmp), stem,
+                                    blank_fields=blank)
+                    t = json.loads((Path(tmp) / f"{stem}.json").read_text(encoding="utf-8"))
+                    got = {f["field"]: f for f in t["fields"]}
+                    self.assertEqual(set(got), set(forms.FIELD_KEYS) | {"result"}, name)
+                    for f in t["fields"]:
+                        self.assertEqual(f["blank"], f["value"] is None, (name, f))
+                        self.assertEqual(f["blank"], f["value_box"] is None, (name, f))
+                        self.assertTrue(f["label"] and f["label_box"], (name, f))
+                    if blank == 0.0:
+                        self.assertFalse(any(f["blank"] for f in t["fields"]), name)
+                        self.assertEqual(t["result"], "1/2-1/2", name)
+                        self.assertEqual(fieldtext.pgn_date(got["date"]["written"]), got["date"]["value"])
+                        for f in t["fields"]:  # the ink lies in its field's area (both on the picture)
+                            x, y, w, h = f["value_box"]
+                            ax, ay, aw, ah = f["area"]
+                            inside = ax - 30 <= x + w / 2 <= ax + aw + 30 and ay - 30 <= y + h / 2 <= ay + ah + 30
+                            self.assertTrue(inside, (name, f))
+                    marked = [o["result"] for o in t["result_options"] if o["marked"]]
+                    if t["result"] and got["result"].get("how") != "written":
+                        self.assertEqual(marked, [t["result"]], name)
+                    else:
+                        self.assertEqual(marked, [], name)
+                    if t["result"] is None:
+                        self.assertTrue(got["result"]["blank"], name)
 
 
 if __name__ == "__main__":
