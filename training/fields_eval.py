@@ -19,7 +19,10 @@ forms among them (the families that print the header and result in other ways, t
   written and as `Surname, Given`), median and share within 0.2; a name not read counts
   1.0; the event's the same way;
 - invented: fields given a value where nothing is written (blank, or not printed on the
-  form); missed: written fields given none.
+  form); missed: written fields given none;
+- boxes: of the written fields read with a `box`, those whose box's centre, brought from
+  the straightened page onto the picture (the report's `page`), lies in the ink's box
+  grown by half its size each way.
 
 A value is what the report's `fields[]` holds for the field (the most confident entry
 with a value), else its `game` field where `game.from` says `sheet`. A page without a
@@ -29,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
+import struct
 from pathlib import Path
 
 from .fieldtext import fold, pgn_date, pgn_result
@@ -98,12 +103,55 @@ def report_values(report: dict | None) -> dict[str, str | None]:
     return out
 
 
-def score_page(truth: dict, report: dict | None) -> dict:
-    """One page's counts (see the module's doc)."""
+def straightened_to_picture(page: dict, size: tuple[int, int], x: float, y: float) -> tuple[float, float]:
+    """A point of the product's straightened page (`page`: its size and the skew it
+    turned the picture by) on the picture of `size` (as `forms.straightened_to_picture`)."""
+    a = math.radians(page["skew_deg"])
+    dx, dy = x - (page["width"] - 1) / 2, y - (page["height"] - 1) / 2
+    return ((size[0] - 1) / 2 + dx * math.cos(a) - dy * math.sin(a),
+            (size[1] - 1) / 2 + dx * math.sin(a) + dy * math.cos(a))
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    """Width and height from a PNG's header."""
+    try:
+        head = path.read_bytes()[:24]
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    w, h = struct.unpack(">II", head[16:24])
+    return w, h
+
+
+def box_hits(truth: dict, report: dict | None, size: tuple[int, int] | None) -> list[int]:
+    """For each written field read with a box: 1 where the box lies on the ink (see the
+    module's doc), else 0."""
+    if not report or size is None or not report.get("page") or report["page"].get("rotated_180"):
+        return []
+    ink = {f["field"]: f["value_box"] for f in truth.get("fields", []) if f.get("value_box")}
+    best: dict[str, tuple[float, list]] = {}
+    for f in report.get("fields") or []:
+        k = f.get("field")
+        if k in ink and f.get("value") not in (None, "") and f.get("box"):
+            if k not in best or f.get("confidence", 0.0) >= best[k][0]:
+                best[k] = (f.get("confidence", 0.0), f["box"])
+    hits = []
+    for k, (_, (x, y, w, h)) in best.items():
+        cx, cy = straightened_to_picture(report["page"], size, x + w / 2, y + h / 2)
+        ix, iy, iw, ih = ink[k]
+        hits.append(int(ix - iw / 2 <= cx <= ix + 1.5 * iw and iy - ih / 2 <= cy <= iy + 1.5 * ih))
+    return hits
+
+
+def score_page(truth: dict, report: dict | None, size: tuple[int, int] | None = None) -> dict:
+    """One page's counts (see the module's doc); `size`, the picture's, to place the
+    report's boxes."""
     got = report_values(report)
     printed = {f["field"]: f for f in truth.get("fields", [])}
     s: dict = {"pages": 1, "reports": int(report is not None), "written": {}, "right": {}, "cer": {},
-               "invented": 0, "blank": 0, "missed": 0, "invented_fields": [], "missed_fields": []}
+               "invented": 0, "blank": 0, "missed": 0, "invented_fields": [], "missed_fields": [],
+               "boxes": box_hits(truth, report, size)}
     for k in FIELDS:
         f = printed.get(k)
         pred = norm(k, got[k])
@@ -154,6 +202,7 @@ def summarise(pages: list[dict]) -> dict:
     out["blank"] = sum(p["blank"] for p in pages)
     out["missed"] = sum(p["missed"] for p in pages)
     out["written"] = sum(sum(p["written"].values()) for p in pages)
+    out["boxes"] = {"right": sum(sum(p["boxes"]) for p in pages), "given": sum(len(p["boxes"]) for p in pages)}
     return out
 
 
@@ -172,7 +221,7 @@ def evaluate(pages_dir: Path, reports_dir: Path, listing: bool = False) -> dict:
                 report = json.loads(rp.read_text(encoding="utf-8"))
             except json.JSONDecodeError:
                 print(f"fields: {rp}: not JSON, counted as no report")
-        s = score_page(truth, report)
+        s = score_page(truth, report, png_size(tj.with_suffix(".png")))
         if listing and (s["invented_fields"] or s["missed_fields"]):
             print(f"fields: {tj.stem}: invented {s['invented_fields']} missed {s['missed_fields']}")
         by_family.setdefault(truth["family"], []).append(s)
@@ -203,7 +252,7 @@ def line(name: str, s: dict) -> str:
     return (f"{name:44s} pages {s['pages']:3d}  result {_frac(s['result']):>7s}  round {_frac(s['round']):>7s}  "
             f"board {_frac(s['board']):>7s}  date {_frac(s['date']):>7s}  names CER {_cer(s['names']):>16s}  "
             f"event CER {_cer(s['event']):>15s}  invented {s['invented']}/{s['blank']}  "
-            f"missed {s['missed']}/{s['written']}")
+            f"missed {s['missed']}/{s['written']}  boxes {s['boxes']['right']}/{s['boxes']['given']}")
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import fieldtext
 from .common import FONTS, GAMES
-from .fields_eval import cer, evaluate, report_values, score_page
+from .fields_eval import box_hits, cer, evaluate, report_values, score_page, straightened_to_picture
 
 
 def _field(k: str, value: str | None, written: str | None = None) -> dict:
@@ -94,6 +94,22 @@ class Scoring(unittest.TestCase):
         self.assertEqual(s["missed"], 1)  # black: found, nothing read; the pairings' value is not the sheet's
         self.assertAlmostEqual(s["cer"]["event"], 1 / 14)
         self.assertAlmostEqual(s["cer"]["white"], 2 / 11)  # "müller jörg", folded
+
+    def test_boxes_on_the_ink(self) -> None:
+        truth = {"fields": [{**_field("round", "5"), "value_box": [100, 200, 40, 30]},
+                            {**_field("board", "7"), "value_box": [300, 200, 40, 30]}]}
+        page = {"width": 1000, "height": 1000, "skew_deg": 0.0}
+        report = {"page": page, "fields": [{"field": "round", "value": "5", "box": [105, 205, 30, 20]},
+                                           {"field": "board", "value": "7", "box": [600, 200, 40, 30]},
+                                           {"field": "date", "value": "2022.02.02", "box": [0, 0, 5, 5]}]}
+        self.assertEqual(box_hits(truth, report, (1000, 1000)), [1, 0])
+        self.assertEqual(box_hits(truth, {**report, "page": {**page, "rotated_180": True}}, (1000, 1000)), [])
+        # a turned page: its centre stays, its corners move
+        turned = {"width": 1100, "height": 1100, "skew_deg": 5.0}
+        self.assertEqual(straightened_to_picture(turned, (1001, 1001), 549.5, 549.5), (500.0, 500.0))
+        from . import forms
+        self.assertEqual(straightened_to_picture(turned, (1000, 900), 10, 20),
+                         forms.straightened_to_picture(turned, (1000, 900), 10, 20))
 
     def test_result_invented_only_from_the_sheet(self) -> None:
         truth = {**TRUTH, "result": None, "result_how": None}
