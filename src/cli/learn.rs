@@ -64,15 +64,13 @@ pub fn run(args: LearnArgs) -> anyhow::Result<ExitCode> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let defaults = TuneParams::default();
-    let tune = TuneParams {
-        steps: args.steps.unwrap_or(defaults.steps),
-        batch: args.batch.unwrap_or(defaults.batch),
-        lr: args.lr.unwrap_or(defaults.lr),
-        seed: args.seed.unwrap_or(defaults.seed),
-        threads,
-        ..defaults
-    };
+    // Field by field: the engine's parameters may hold more than these.
+    let mut tune = TuneParams::default();
+    tune.steps = args.steps.unwrap_or(tune.steps);
+    tune.batch = args.batch.unwrap_or(tune.batch);
+    tune.lr = args.lr.unwrap_or(tune.lr);
+    tune.seed = args.seed.unwrap_or(tune.seed);
+    tune.threads = threads;
     let mut options = LearnOptions::new(args.folders.clone(), args.out.clone());
     options.base = args.model.clone();
     options.name = args.name.clone();

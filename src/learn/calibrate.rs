@@ -210,8 +210,9 @@ pub fn threshold(cal: &Calibration, samples: &[Sample]) -> f32 {
     let n = samples.len().max(1) as f64;
     let p: Vec<f64> = samples.iter().map(|s| predict(Some(cal), s)).collect();
     (0..50)
+        .rev()
         .map(|k| 0.5 + 0.01 * f64::from(k))
-        .filter(|&t| {
+        .find(|&t| {
             let flagged = samples
                 .iter()
                 .zip(&p)
@@ -219,7 +220,6 @@ pub fn threshold(cal: &Calibration, samples: &[Sample]) -> f32 {
                 .count();
             flagged as f64 / n <= FLAG_SHARE
         })
-        .last()
         .map_or(0.5, |t| ((t * 100.0).round() / 100.0) as f32)
 }
 
@@ -235,8 +235,9 @@ fn solve<const K: usize>(mut a: [[f64; K]; K], mut b: [f64; K]) -> Option<[f64; 
         b.swap(col, pivot);
         for row in col + 1..K {
             let f = a[row][col] / a[col][col];
-            for k in col..K {
-                a[row][k] -= f * a[col][k];
+            let pivot_row = a[col];
+            for (x, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *x -= f * p;
             }
             b[row] -= f * b[col];
         }

@@ -241,7 +241,7 @@ fn settled_cells(report: &SheetReport) -> (bool, Vec<(usize, String)>) {
             continue;
         }
         let human = corrected.get(&(m.move_number, m.side.as_str()));
-        if human.is_none() && !(reviewed && !m.review) {
+        if human.is_none() && (m.review || !reviewed) {
             continue;
         }
         let typed = human
