@@ -11,7 +11,8 @@
 #   tools/measure_learn.sh [hcs|forms|all]
 # Environment: BIN (default target/release/scoresheet), WORK (default
 # /work/scratch/learn/measure), HCS (default ../shared/data/hcs), NS (default
-# "5 10 35"), STEPS (default: learn's own), PYLIB (PYTHONPATH for the generator,
+# "5 10 35"), REVIEWED (HCS pages read and reviewed, default 35), SELECT (HCS
+# selection pages read, default all 21), STEPS (default: learn's own), PYLIB (PYTHONPATH for the generator,
 # default training/.qa/lib), FORMS_PER_FAMILY (default 6).
 set -euo pipefail
 BIN=$(realpath "${BIN:-target/release/scoresheet}")
@@ -72,19 +73,26 @@ for page in sorted((hcs / "pages").glob("*.jpg")):
     if game not in train or page.stem not in labelled:
         continue
     dest = work / ("select_pages" if game in select else "reviewed_pages") / page.name
-    if not dest.exists():
+    if not dest.exists() and not dest.is_symlink():
         os.symlink(page, dest)
 PY
   if [[ ! -d "$WORK/hcs/reviewed" ]]; then
     # The first 35 training pages (by name) are the reviewed collection.
     mkdir -p "$WORK/hcs/reviewed_35"
-    for p in $(ls "$WORK/hcs/reviewed_pages" | sort | head -35); do ln -sf "$WORK/hcs/reviewed_pages/$p" "$WORK/hcs/reviewed_35/$p"; done
+    for p in $(ls "$WORK/hcs/reviewed_pages" | sort | head -"${REVIEWED:-35}"); do ln -sf "$WORK/hcs/reviewed_pages/$p" "$WORK/hcs/reviewed_35/$p"; done
     "$BIN" read "$WORK/hcs/reviewed_35" -o "$WORK/hcs/reviewed" -q
     python3 tools/simulate_review.py "$WORK/hcs/reviewed" --labels "$HCS/labels.tsv" --scoresheet "$BIN" | tail -1
   fi
-  "$BIN" eval "$WORK/hcs/select_pages" --labels "$HCS/labels.tsv" -q --json > "$WORK/hcs/eval_base.json"
+  if [[ -n "${SELECT:-}" ]]; then
+    mkdir -p "$WORK/hcs/select_some"
+    for p in $(ls "$WORK/hcs/select_pages" | sort | head -"$SELECT"); do ln -sf "$WORK/hcs/select_pages/$p" "$WORK/hcs/select_some/$p"; done
+    select_dir="$WORK/hcs/select_some"
+  else
+    select_dir="$WORK/hcs/select_pages"
+  fi
+  "$BIN" eval "$select_dir" --labels "$HCS/labels.tsv" -q --json > "$WORK/hcs/eval_base.json"
   echo "== hcs selection games, base reader: $(summary "$WORK/hcs/eval_base.json")"
-  learn_and_eval hcs "$WORK/hcs/reviewed" "$WORK/hcs/select_pages" --labels "$HCS/labels.tsv"
+  learn_and_eval hcs "$WORK/hcs/reviewed" "$select_dir" --labels "$HCS/labels.tsv"
 fi
 
 if [[ $what == forms || $what == all ]]; then
