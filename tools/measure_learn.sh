@@ -5,8 +5,8 @@
 #          from the first N reviewed sheets; then the HCS selection games (never
 #          trained on) read by `eval` with the base and the learned reader.
 #   forms: generator pages in held-out form families and validation hands
-#          (`training.forms --families held-out --fonts val`), the first half read and
-#          reviewed, `learn` from it, the second half read by `eval` with both readers.
+#          (`training.forms --families held-out --fonts val`), every other page read and
+#          reviewed, `learn` from them, the others read by `eval` with both readers.
 # Usage (from the repository root; heavy: run under `flock /work/heavy.lock`):
 #   tools/measure_learn.sh [hcs|forms|all]
 # Environment: BIN (default target/release/scoresheet), WORK (default
@@ -103,18 +103,21 @@ if [[ $what == forms || $what == all ]]; then
   fi
   mkdir -p "$F/first" "$F/second"
   mapfile -t pages < <(ls "$F/pages" | grep -E '\.png$' | sort)
-  half=$(( ${#pages[@]} / 2 ))
   for i in "${!pages[@]}"; do
     p=${pages[$i]}; stem=${p%.png}
-    [[ -f "$F/pages/$stem.pgn" ]] || continue
-    d=$([[ $i -lt $half ]] && echo first || echo second)
-    for ext in png pgn; do ln -sf "$F/pages/$stem.$ext" "$F/$d/$stem.$ext"; done
+    # A continuation sheet is not read alone; truth is the cell labels (and the game).
+    [[ $stem == *continuation* ]] && continue
+    [[ -f "$F/pages/$stem.tsv" || -f "$F/pages/$stem.pgn" ]] || continue
+    d=$([[ $((i % 2)) -eq 0 ]] && echo first || echo second)
+    for ext in png tsv pgn; do
+      [[ -f "$F/pages/$stem.$ext" ]] && ln -sf "$F/pages/$stem.$ext" "$F/$d/$stem.$ext"
+    done
   done
   if [[ ! -d "$F/reviewed" ]]; then
     "$BIN" read "$F/first" -o "$F/reviewed" -q
     python3 tools/simulate_review.py "$F/reviewed" --scoresheet "$BIN" | tail -1
   fi
   "$BIN" eval "$F/second" -q --json > "$F/eval_base.json"
-  echo "== forms, second half, base reader: $(summary "$F/eval_base.json")"
+  echo "== forms, the pages not reviewed, base reader: $(summary "$F/eval_base.json")"
   learn_and_eval forms "$F/reviewed" "$F/second"
 fi
