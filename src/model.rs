@@ -16,6 +16,8 @@ pub use crate::vocab::{Alphabet, CellScores};
 #[cfg(any(test, feature = "internals"))]
 pub use manifest::{InputSpec, OutputSpec};
 pub use manifest::{Manifest, SecondLook};
+#[cfg(not(any(test, feature = "internals")))]
+pub(crate) use onnx::embedded_model;
 pub use onnx::{OrtModel, RuntimeParams};
 #[cfg(any(test, feature = "internals"))]
 pub use onnx::{embedded_model, init_runtime};

@@ -10,6 +10,7 @@ mod desk;
 mod eval;
 mod fix;
 mod inputs;
+mod learn;
 mod merge;
 mod read;
 mod review;
@@ -55,6 +56,10 @@ enum Command {
     /// Merge the output folders of `read --shard K/N` into one (reports, PGN, round
     /// file, review page, review budget over all shards).
     Merge(merge::MergeArgs),
+    /// Learn a collection's own reader from reviewed output folders: fine-tune on the
+    /// cells a human settled, check on reviewed sheets kept apart, write it if it reads
+    /// them no worse.
+    Learn(learn::LearnArgs),
 }
 
 /// Prints a one-line diagnostic on stderr, prefixed with the program name.
@@ -82,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Cells(args) => cells::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Desk(args) => desk::run(args),
+        Command::Learn(args) => learn::run(args),
     };
     match result {
         Ok(code) => code,

@@ -176,7 +176,11 @@ impl OrtModel {
         Self::from_parts(manifest, bytes, "<embedded model>", params)
     }
 
-    fn from_parts(
+    /// Loads a model from its manifest and ONNX bytes (`origin` names it in errors).
+    ///
+    /// # Errors
+    /// As [`OrtModel::from_manifest_file`].
+    pub(crate) fn from_parts(
         manifest: Manifest,
         onnx: &[u8],
         origin: &str,

@@ -29,6 +29,8 @@ pub use game::{replay, replay_auto, split_game};
 pub(crate) use letters::TAKEN;
 #[cfg(any(test, feature = "internals"))]
 pub use letters::piece_letter;
+#[cfg(not(any(test, feature = "internals")))]
+pub(crate) use letters::piece_letter;
 pub use letters::{Script, transliterate};
 pub use parse::{MoveTextError, Written, parse_move, read_written};
 #[cfg(any(test, feature = "internals"))]
