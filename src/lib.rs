@@ -38,6 +38,7 @@ pub(crate) mod glyph;
 pub mod grid;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod grid;
+pub mod learn;
 #[cfg(feature = "internals")]
 pub mod model;
 #[cfg(not(feature = "internals"))]
