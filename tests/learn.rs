@@ -119,6 +119,18 @@ fn a_few_steps_lower_the_loss_and_write_a_file_the_runtime_loads() {
     let before = tune::mean_loss(&base, &m, &examples, 2).unwrap();
     let after = tune::mean_loss(&tuned, &m, &examples, 2).unwrap();
     assert!(after < before, "loss {before} -> {after}");
+    // Without shifts the frozen layers' outputs are computed once per cell: the same
+    // training, another path.
+    let unshifted = TuneParams {
+        shift: 0,
+        ..params.clone()
+    };
+    let cached = tune::fine_tune(&base, &m, &examples, &unshifted, &mut |_, _, _| {}).unwrap();
+    let after_cached = tune::mean_loss(&cached, &m, &examples, 2).unwrap();
+    assert!(
+        after_cached < before,
+        "loss {before} -> {after_cached} without shifts"
+    );
 
     // The new file loads in ONNX Runtime with the same manifest, and reads as the
     // engine computes it.

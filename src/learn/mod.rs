@@ -5,4 +5,5 @@
 mod ctc;
 mod net;
 mod onnx_proto;
+mod ops;
 pub mod tune;

@@ -13,6 +13,7 @@ use std::ops::Range;
 use candle_core::{D, Device, Tensor, Var};
 
 use super::onnx_proto::{self, FLOAT, GraphProto, INT64, NodeProto, TensorProto};
+use super::ops::{Depthwise, DepthwiseOp, ErfOp, PlaneOp};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -44,6 +45,12 @@ pub struct Net {
     pub params: Vec<Param>,
     input: String,
     logits: String,
+    /// The first node of the trained part.
+    boundary: usize,
+    /// Values that depend on the input.
+    dynamic: HashSet<String>,
+    /// Input-dependent values computed before `boundary` and read at or after it.
+    crossing: Vec<String>,
 }
 
 fn tensor_val(t: &TensorProto, buf: &[u8]) -> Result<Val> {
@@ -124,42 +131,131 @@ impl Net {
                 }
             }
         }
+        let mut dynamic: HashSet<String> = HashSet::from([input.clone()]);
+        for n in &nodes {
+            if n.inputs.iter().any(|i| dynamic.contains(i)) {
+                dynamic.extend(n.outputs.iter().cloned());
+            }
+        }
+        let produced_before: HashSet<&String> = nodes[..boundary]
+            .iter()
+            .flat_map(|n| n.outputs.iter())
+            .chain(std::iter::once(&input))
+            .collect();
+        let mut crossing: Vec<String> = Vec::new();
+        for n in &nodes[boundary..] {
+            for i in &n.inputs {
+                if dynamic.contains(i) && produced_before.contains(i) && !crossing.contains(i) {
+                    crossing.push(i.clone());
+                }
+            }
+        }
         Ok(Net {
             nodes,
             consts,
             params,
             input,
             logits,
+            boundary,
+            dynamic,
+            crossing,
         })
     }
 
     /// The pre-softmax scores `[N, T, C]` for a batch of prepared inputs `[N, 1, H, W]`.
     pub fn logits(&self, image: &Tensor) -> Result<Tensor> {
-        let mut vals: HashMap<&str, Val> = HashMap::new();
-        for p in &self.params {
-            vals.insert(p.name.as_str(), Val::T(p.var.as_tensor().clone()));
-        }
+        let mut vals = self.start();
         vals.insert(self.input.as_str(), Val::T(image.clone()));
-        for n in &self.nodes {
-            if n.inputs.iter().any(|i| i == &self.logits) {
-                break;
-            }
-            let get = |k: usize| -> Result<&Val> {
-                let name = n.inputs.get(k).filter(|s| !s.is_empty());
-                let name = name.ok_or_else(|| format!("{} lacks input {k}", n.op_type))?;
-                vals.get(name.as_str())
-                    .or_else(|| self.consts.get(name))
-                    .ok_or_else(|| format!("{} input {name} is not computed yet", n.op_type))
-            };
-            let outs = eval(n, &get)?;
-            for (name, v) in n.outputs.iter().zip(outs) {
-                vals.insert(name.as_str(), v);
-            }
-        }
+        self.run(&mut vals, 0, self.nodes.len())?;
         match vals.remove(self.logits.as_str()) {
             Some(Val::T(t)) => Ok(t),
             _ => Err("the graph's scores were not computed".into()),
         }
+    }
+
+    /// The values the trained part of the network reads from the frozen part, for a
+    /// batch of inputs: those that depend on the input, each `[N, ..]`, by name.
+    pub fn frozen_part(&self, image: &Tensor) -> Result<Vec<(String, Tensor)>> {
+        let mut vals = self.start();
+        vals.insert(self.input.as_str(), Val::T(image.clone()));
+        self.run(&mut vals, 0, self.boundary)?;
+        self.crossing
+            .iter()
+            .map(|name| match vals.remove(name.as_str()) {
+                Some(Val::T(t)) => Ok((name.clone(), t)),
+                _ => Err(format!("{name} was not computed by the frozen layers")),
+            })
+            .collect()
+    }
+
+    /// [`Net::logits`] from the values [`Net::frozen_part`] gives (batched).
+    pub fn logits_from(&self, frozen: &[(String, Tensor)]) -> Result<Tensor> {
+        let mut vals = self.start();
+        // Input-free values the frozen part computes (aliases of constants): cheap.
+        let dummy =
+            Tensor::zeros((1, 1, 1, 1), candle_core::DType::F32, &Device::Cpu).map_err(ce)?;
+        vals.insert(self.input.as_str(), Val::T(dummy));
+        self.run_static(&mut vals, 0, self.boundary)?;
+        for (name, t) in frozen {
+            vals.insert(name.as_str(), Val::T(t.clone()));
+        }
+        self.run(&mut vals, self.boundary, self.nodes.len())?;
+        match vals.remove(self.logits.as_str()) {
+            Some(Val::T(t)) => Ok(t),
+            _ => Err("the graph's scores were not computed".into()),
+        }
+    }
+
+    fn start(&self) -> HashMap<&str, Val> {
+        self.params
+            .iter()
+            .map(|p| (p.name.as_str(), Val::T(p.var.as_tensor().clone())))
+            .collect()
+    }
+
+    /// Runs nodes `from..to` that do not depend on the input.
+    fn run_static<'a>(
+        &'a self,
+        vals: &mut HashMap<&'a str, Val>,
+        from: usize,
+        to: usize,
+    ) -> Result<()> {
+        for n in &self.nodes[from..to] {
+            if !n.outputs.iter().any(|o| self.dynamic.contains(o)) {
+                self.step(n, vals)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn run<'a>(&'a self, vals: &mut HashMap<&'a str, Val>, from: usize, to: usize) -> Result<()> {
+        for n in &self.nodes[from..to] {
+            if n.inputs.iter().any(|i| i == &self.logits) {
+                break;
+            }
+            self.step(n, vals)?;
+        }
+        Ok(())
+    }
+
+    fn step<'a>(&'a self, n: &'a NodeProto, vals: &mut HashMap<&'a str, Val>) -> Result<()> {
+        let get = |k: usize| -> Result<&Val> {
+            let name = n.inputs.get(k).filter(|s| !s.is_empty());
+            let name = name.ok_or_else(|| format!("{} lacks input {k}", n.op_type))?;
+            vals.get(name.as_str())
+                .or_else(|| self.consts.get(name))
+                .ok_or_else(|| format!("{} input {name} is not computed yet", n.op_type))
+        };
+        let outs = eval(n, &get)?;
+        for (name, v) in n.outputs.iter().zip(outs) {
+            vals.insert(name.as_str(), v);
+        }
+        Ok(())
+    }
+
+    /// Whether the network has a frozen part worth computing once per cell.
+    pub fn has_frozen_part(&self) -> bool {
+        self.boundary > 0 && !self.crossing.is_empty()
     }
 }
 
@@ -241,6 +337,23 @@ fn int_binary(a: &Val, b: &Val, f: impl Fn(i64, i64) -> i64) -> Result<Val> {
     ))
 }
 
+/// Whether `b` is one value per channel (`[1, C, 1, ..]`) or per sample and channel
+/// (`[N, C, 1, ..]`) of `x`: the cases [`PlaneOp`] computes.
+fn per_plane(x: &Tensor, b: &Tensor) -> bool {
+    let (xd, bd) = (x.dims(), b.dims());
+    xd.len() >= 3
+        && bd.len() == xd.len()
+        && (bd[0] == 1 || bd[0] == xd[0])
+        && bd[1] == xd[1]
+        && bd[2..].iter().all(|&d| d == 1)
+        && b.elem_count() > 1
+}
+
+fn plane_op(x: &Tensor, b: &Tensor, mul: bool) -> Result<Tensor> {
+    let (x, b) = (x.contiguous().map_err(ce)?, b.contiguous().map_err(ce)?);
+    x.apply_op2(&b, PlaneOp { mul }).map_err(ce)
+}
+
 fn float_binary(n: &NodeProto, a: &Val, b: &Val) -> Result<Val> {
     if let (Val::I(..), Val::I(..)) = (a, b) {
         return match n.op_type.as_str() {
@@ -252,6 +365,16 @@ fn float_binary(n: &NodeProto, a: &Val, b: &Val) -> Result<Val> {
         };
     }
     let (x, y) = (tensor(a, &n.op_type)?, tensor(b, &n.op_type)?);
+    let commutes = matches!(n.op_type.as_str(), "Add" | "Mul");
+    if commutes {
+        let mul = n.op_type == "Mul";
+        if per_plane(&x, &y) {
+            return Ok(Val::T(plane_op(&x, &y, mul)?));
+        }
+        if per_plane(&y, &x) {
+            return Ok(Val::T(plane_op(&y, &x, mul)?));
+        }
+    }
     let r = match n.op_type.as_str() {
         "Add" => x.broadcast_add(&y),
         "Mul" => x.broadcast_mul(&y),
@@ -449,7 +572,10 @@ fn eval<'a>(n: &NodeProto, get: &dyn Fn(usize) -> Result<&'a Val>) -> Result<Vec
             };
             one(Val::T(conv(n, &x, &w, b.as_ref())?))
         }
-        "Erf" => one(Val::T(tensor(get(0)?, op)?.erf().map_err(ce)?)),
+        "Erf" => {
+            let x = tensor(get(0)?, op)?.contiguous().map_err(ce)?;
+            one(Val::T(x.apply_op1(ErfOp).map_err(ce)?))
+        }
         "Relu" => one(Val::T(tensor(get(0)?, op)?.relu().map_err(ce)?)),
         "Clip" => {
             let x = tensor(get(0)?, op)?;
@@ -587,30 +713,9 @@ fn conv(n: &NodeProto, x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Ten
         ));
     };
     match b {
-        Some(b) => y
-            .broadcast_add(&b.reshape((1, cout, 1, 1)).map_err(ce)?)
-            .map_err(ce),
+        Some(b) => plane_op(&y, &b.reshape((1, cout, 1, 1)).map_err(ce)?, false),
         None => Ok(y),
     }
-}
-
-/// Every `s`-th row (from the first) of axis `ax`, `out` of them.
-fn every(t: &Tensor, ax: usize, s: usize, out: usize) -> candle_core::Result<Tensor> {
-    if s == 1 {
-        return t.narrow(ax, 0, out);
-    }
-    let len = t.dim(ax)?;
-    let t = if len < out * s {
-        t.pad_with_zeros(ax, 0, out * s - len)?
-    } else {
-        t.narrow(ax, 0, out * s)?
-    };
-    let mut dims = t.dims().to_vec();
-    dims[ax] = out;
-    dims.insert(ax + 1, s);
-    let mut keep = t.dims().to_vec();
-    keep[ax] = out;
-    t.reshape(dims)?.narrow(ax + 1, 0, 1)?.reshape(keep)
 }
 
 fn depthwise(
@@ -620,32 +725,23 @@ fn depthwise(
     (sh, sw): (usize, usize),
     p: &[usize],
 ) -> Result<Tensor> {
-    let (_, c, h, wd) = x.dims4().map_err(ce)?;
-    let xp = x
-        .pad_with_zeros(2, p[0], p[2])
-        .and_then(|t| t.pad_with_zeros(3, p[1], p[3]))
-        .map_err(ce)?;
+    let (_, _, h, wd) = x.dims4().map_err(ce)?;
     let (hp, wp) = (h + p[0] + p[2], wd + p[1] + p[3]);
     if hp < kh || wp < kw {
         return Err("Conv input smaller than its kernel".into());
     }
-    let (ho, wo) = ((hp - kh) / sh + 1, (wp - kw) / sw + 1);
-    let mut acc: Option<Tensor> = None;
-    for i in 0..kh {
-        for j in 0..kw {
-            let term = (|| {
-                let s = xp.narrow(2, i, hp - i)?.narrow(3, j, wp - j)?;
-                let s = every(&s, 2, sh, ho)?;
-                let s = every(&s, 3, sw, wo)?;
-                let k = w.narrow(2, i, 1)?.narrow(3, j, 1)?.reshape((1, c, 1, 1))?;
-                s.broadcast_mul(&k)
-            })()
-            .map_err(ce)?;
-            acc = Some(match acc {
-                Some(a) => (a + term).map_err(ce)?,
-                None => term,
-            });
-        }
-    }
-    acc.ok_or_else(|| "Conv with an empty kernel".into())
+    let g = Depthwise {
+        kh,
+        kw,
+        sh,
+        sw,
+        pt: p[0],
+        pl: p[1],
+        h,
+        w: wd,
+        ho: (hp - kh) / sh + 1,
+        wo: (wp - kw) / sw + 1,
+    };
+    let (x, w) = (x.contiguous().map_err(ce)?, w.contiguous().map_err(ce)?);
+    x.apply_op2(&w, DepthwiseOp(g)).map_err(ce)
 }

@@ -290,6 +290,13 @@ pub fn fine_tune(
     let mut m: Vec<Vec<f32>> = weights.iter().map(|v| vec![0.0; v.len()]).collect();
     let mut v: Vec<Vec<f32>> = m.clone();
     let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
+    // Without shifts a cell's frozen layers give the same values every time: compute
+    // them once per cell.
+    let cache = if params.shift == 0 && net.has_frozen_part() {
+        Some(pool.install(|| frozen_cache(&net, manifest, &inputs))?)
+    } else {
+        None
+    };
     for step in 0..params.steps {
         let mut picked = Vec::with_capacity(params.batch);
         let mut data = Vec::with_capacity(params.batch * h * w);
@@ -303,14 +310,20 @@ pub fn fine_tune(
             let s = i64::from(params.shift);
             let dx = rng.below(2 * s as u64 + 1) as i64 - s;
             let dy = rng.below(s as u64 + 1) as i64 - s / 2;
-            shifted(&inputs[i], w, h, dx, dy, fill, &mut data);
+            if cache.is_none() {
+                shifted(&inputs[i], w, h, dx, dy, fill, &mut data);
+            }
             picked.push(i);
         }
         let targets: Vec<&[u32]> = picked
             .iter()
             .map(|&i| examples[i].target.as_slice())
             .collect();
-        let (loss, grads) = pool.install(|| gradients(&net, manifest, data, &targets))?;
+        let input = match &cache {
+            Some(c) => Input::Frozen(c.batch(&picked)?),
+            None => Input::Image(data),
+        };
+        let (loss, grads) = pool.install(|| gradients(&net, manifest, input, &targets))?;
         let t = (step + 1) as i32;
         let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
         for (pi, (p, g)) in net.params.iter().zip(&grads).enumerate() {
@@ -340,10 +353,71 @@ pub fn fine_tune(
 
 /// One batch's mean loss and the gradient of each trained weight (none for a weight
 /// the loss does not reach).
+/// What a step's forward pass starts from.
+enum Input {
+    /// Prepared cells, `[N][H * W]` flattened.
+    Image(Vec<f32>),
+    /// The frozen layers' outputs for the cells.
+    Frozen(Vec<(String, Tensor)>),
+}
+
+/// Each cell's values of the frozen layers' outputs the trained layers read.
+struct FrozenCache {
+    /// Per value: its name, its shape without the batch axis, and each cell's values.
+    values: Vec<(String, Vec<usize>, Vec<Vec<f32>>)>,
+}
+
+impl FrozenCache {
+    fn batch(&self, cells: &[usize]) -> Result<Vec<(String, Tensor)>, TuneError> {
+        self.values
+            .iter()
+            .map(|(name, dims, per_cell)| {
+                let mut data = Vec::with_capacity(cells.len() * per_cell[0].len());
+                for &i in cells {
+                    data.extend_from_slice(&per_cell[i]);
+                }
+                let mut shape = vec![cells.len()];
+                shape.extend(dims);
+                let t = Tensor::from_vec(data, shape, &Device::Cpu).map_err(model_err)?;
+                Ok((name.clone(), t))
+            })
+            .collect()
+    }
+}
+
+fn frozen_cache(
+    net: &Net,
+    manifest: &Manifest,
+    inputs: &[Vec<f32>],
+) -> Result<FrozenCache, TuneError> {
+    let mut values: Vec<(String, Vec<usize>, Vec<Vec<f32>>)> = Vec::new();
+    for chunk in inputs.chunks(64) {
+        let x = batch_tensor(manifest, chunk.iter().map(|v| v.as_slice()))?;
+        let out = net.frozen_part(&x).map_err(model_err)?;
+        if values.is_empty() {
+            values = out
+                .iter()
+                .map(|(name, t)| (name.clone(), t.dims()[1..].to_vec(), Vec::new()))
+                .collect();
+        }
+        for ((_, _, cells), (name, t)) in values.iter_mut().zip(out) {
+            if t.dim(0).map_err(model_err)? != chunk.len() {
+                return Err(model_err(format!("{name} is not one row per cell")));
+            }
+            let flat: Vec<f32> = t
+                .flatten_all()
+                .and_then(|t| t.to_vec1())
+                .map_err(model_err)?;
+            cells.extend(flat.chunks(flat.len() / chunk.len()).map(<[f32]>::to_vec));
+        }
+    }
+    Ok(FrozenCache { values })
+}
+
 fn gradients(
     net: &Net,
     manifest: &Manifest,
-    data: Vec<f32>,
+    input: Input,
     targets: &[&[u32]],
 ) -> Result<(f32, Vec<Option<Vec<f32>>>), TuneError> {
     let (h, w) = (
@@ -352,8 +426,13 @@ fn gradients(
     );
     let (steps_t, classes) = (manifest.output.steps, manifest.alphabet.len());
     let n = targets.len();
-    let x = Tensor::from_vec(data, (n, 1, h, w), &Device::Cpu).map_err(model_err)?;
-    let logits = net.logits(&x).map_err(model_err)?;
+    let logits = match input {
+        Input::Image(data) => {
+            let x = Tensor::from_vec(data, (n, 1, h, w), &Device::Cpu).map_err(model_err)?;
+            net.logits(&x).map_err(model_err)?
+        }
+        Input::Frozen(values) => net.logits_from(&values).map_err(model_err)?,
+    };
     let logp: Vec<f32> = log_softmax(&logits)
         .and_then(|l| l.flatten_all().map_err(|e| e.to_string()))
         .and_then(|l| l.to_vec1().map_err(|e| e.to_string()))
