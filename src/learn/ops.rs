@@ -225,7 +225,7 @@ fn plane_len(l1: &Layout, l2: &Layout) -> Result<(usize, usize)> {
         candle_core::bail!("plane op on shapes {:?} and {:?}", d, l2.dims());
     }
     let planes = d[0] * d[1];
-    if n1 % planes != 0 || planes % n2 != 0 {
+    if !n1.is_multiple_of(planes) || !planes.is_multiple_of(n2) {
         candle_core::bail!("plane op on shapes {:?} and {:?}", d, l2.dims());
     }
     Ok((n1 / planes, n2))

@@ -240,7 +240,12 @@ pub fn fine_tune(
     if examples.is_empty() {
         return Err(TuneError::NoExamples);
     }
-    if params.batch == 0 || !(params.lr > 0.0) || !(params.pull >= 0.0) {
+    if params.batch == 0
+        || params.lr.is_nan()
+        || params.lr <= 0.0
+        || params.pull.is_nan()
+        || params.pull < 0.0
+    {
         return Err(TuneError::Params(
             "batch and learning rate must be positive, pull not negative".into(),
         ));
@@ -353,6 +358,9 @@ pub fn fine_tune(
 
 /// One batch's mean loss and the gradient of each trained weight (none for a weight
 /// the loss does not reach).
+/// Each trained weight's gradient, none for one the loss does not reach.
+type Grads = Vec<Option<Vec<f32>>>;
+
 /// What a step's forward pass starts from.
 enum Input {
     /// Prepared cells, `[N][H * W]` flattened.
@@ -419,7 +427,7 @@ fn gradients(
     manifest: &Manifest,
     input: Input,
     targets: &[&[u32]],
-) -> Result<(f32, Vec<Option<Vec<f32>>>), TuneError> {
+) -> Result<(f32, Grads), TuneError> {
     let (h, w) = (
         manifest.input.height as usize,
         manifest.input.width as usize,
