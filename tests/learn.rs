@@ -98,6 +98,7 @@ fn a_few_steps_lower_the_loss_and_write_a_file_the_runtime_loads() {
         batch: 8,
         lr: 1e-3,
         threads: 2,
+        shift: 2,
         ..TuneParams::default()
     };
     let base = base_onnx();
@@ -119,8 +120,8 @@ fn a_few_steps_lower_the_loss_and_write_a_file_the_runtime_loads() {
     let before = tune::mean_loss(&base, &m, &examples, 2).unwrap();
     let after = tune::mean_loss(&tuned, &m, &examples, 2).unwrap();
     assert!(after < before, "loss {before} -> {after}");
-    // Without shifts the frozen layers' outputs are computed once per cell: the same
-    // training, another path.
+    // Without shifts the frozen layers' outputs are computed once per cell: another
+    // path through the same network.
     let unshifted = TuneParams {
         shift: 0,
         ..params.clone()
