@@ -7,3 +7,7 @@ mod net;
 mod onnx_proto;
 mod ops;
 pub mod tune;
+
+/// The reader's manifest, which [`tune::fine_tune`] takes, for front ends that reach
+/// only the job modules.
+pub use crate::model::Manifest;
