@@ -10,8 +10,9 @@
 //! ## The library entry
 //!
 //! A front end (the `scoresheet` command, a review tool, a federation's own scripts)
-//! uses the items re-exported here and three job modules: [`corrections`] (a human's
-//! corrections checked and merged), [`eval`] (reports against ground truth) and the
+//! uses the items re-exported here and the job modules: [`corrections`] (a human's
+//! corrections checked and merged), [`eval`] (reports against ground truth), [`learn`]
+//! (fine-tuning the reader on settled cells) and the
 //! reading itself behind [`Pipeline`] (with [`cut_cells`] for the cells alone and
 //! [`convert_game`] for game texts). The stages below it import only downward:
 //! `pipeline` -> `report`, `decode`, `model`, `grid`, `page`, `notation`, `pairings`;

@@ -12,6 +12,10 @@
 //! read from a cell. A flagged move nobody settled never counts.
 
 mod calibrate;
+mod ctc;
+mod net;
+mod onnx_proto;
+mod ops;
 pub mod tune;
 
 use std::collections::{BTreeMap, BTreeSet};
