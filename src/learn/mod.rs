@@ -365,6 +365,7 @@ fn read_again(report: &SheetReport, model: &mut dyn CellModel) -> Result<SheetRe
     let options = SheetOptions {
         locked: BTreeMap::new(),
         header_rows: report.header_rows(),
+        ..Default::default()
     };
     Pipeline::new(params)
         .read_game(copies, model, &options)
