@@ -348,6 +348,16 @@ impl PrintedReader {
         ctc_log_likelihood(&p.logp, p.steps, p.classes, &labels) + penalty
     }
 
+    /// Whether every character of `text` is in the recogniser's dictionary (Cyrillic
+    /// look-alikes counted as their Latin letters): a text [`PrintedReader::score`]
+    /// scores without the fixed cost of unknown characters.
+    pub fn spells(&self, text: &str) -> bool {
+        text.chars().all(|c| {
+            self.index.contains_key(&c)
+                || latin_look_alike(c).is_some_and(|l| self.index.contains_key(&l))
+        })
+    }
+
     /// Runs the recogniser over crops, batched by width; log-probabilities per crop.
     fn recognise(&mut self, crops: &[GrayImage]) -> Result<Vec<LineProbs>, ModelError> {
         let widths: Vec<u32> = crops
