@@ -157,6 +157,19 @@ const SIGNATURE_WORDS: &[&str] = &[
     "noanucb",
 ];
 
+/// A signature word, read with up to two slips in the longer ones.
+fn is_signature_word(word: &str) -> bool {
+    let w = fold(word);
+    SIGNATURE_WORDS.iter().any(|s| {
+        let allowed = if s.len() >= 7 {
+            2
+        } else {
+            usize::from(s.len() >= 5)
+        };
+        edit_distance(&w, s) <= allowed
+    })
+}
+
 /// Lower case, diacritics folded, Cyrillic look-alikes as the Latin letters they are
 /// read as, punctuation dropped.
 pub fn fold(s: &str) -> String {
@@ -477,10 +490,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
     let mut found = Vec::new();
     for line in lines {
         let ws = words(line);
-        if ws
-            .iter()
-            .any(|w| SIGNATURE_WORDS.contains(&fold(&w.text).as_str()))
-        {
+        if ws.iter().any(|w| is_signature_word(&w.text)) {
             continue;
         }
         for w in &ws {
@@ -588,8 +598,17 @@ fn place_values(
             let under = ink.rule_below(ly1.saturating_sub(lh / 3), lx, lx1, ly1 + lh);
             // Without a colon, a rule under the label's print (a box's top or the line
             // to write on) puts the value below it.
-            let geometric_below =
-                room < 2 * lh || (!colon && (box_bottom.is_some() || under.is_some()));
+            // An underline starting right of the label, at its foot: the line to write on.
+            let line_right = ink
+                .rule_below(
+                    ly + lh / 2,
+                    lx1 + lh / 2,
+                    (lx1 + 4 * lh).min(pw),
+                    ly1 + lh / 2,
+                )
+                .is_some();
+            let geometric_below = room < 2 * lh
+                || (!colon && !line_right && (box_bottom.is_some() || under.is_some()));
             let below_box = {
                 let y0 = under.map_or(ly1, |u| u + 2);
                 let bottom = ink.rule_below(y0 + lh / 2, lx, lx1, (y0 + 4 * lh).min(below));
@@ -844,22 +863,45 @@ fn marked_option(
     } else {
         (w / 2.0 + 0.8 * h, (h / 2.0 + 0.8 * h).min(spacing / 2.0))
     };
-    let amounts: Vec<u32> = options
+    let (run_x, run_y) = ((1.2 * h) as usize, (0.8 * h) as usize);
+    // (all the window's ink, the ink over the option's own print box)
+    let amounts: Vec<(u32, u32)> = options
         .iter()
         .map(|o| {
             let (cx, cy) = centre(o.1);
-            ink.count_off_rules(
+            let all = ink.count_off_rules(
                 (cx - half_w) as i64,
                 (cy - half_h) as i64,
                 (cx + half_w) as i64,
                 (cy + half_h) as i64,
-                (1.2 * h) as usize,
-                (0.8 * h) as usize,
-            )
+                run_x,
+                run_y,
+            );
+            let [x, y, w, bh] = o.1;
+            let over = ink.count_off_rules(
+                x as i64,
+                y as i64,
+                (x + w) as i64,
+                (y + bh) as i64,
+                run_x,
+                run_y,
+            );
+            (all, over.min(all))
         })
         .collect();
-    let print = *amounts.iter().min().unwrap_or(&0);
-    let added: Vec<f32> = amounts.iter().map(|&a| (a - print) as f32).collect();
+    // Past the print: the ring round the print box (over the least inked ring), plus
+    // what the print box holds past half again the least inked print (options print
+    // with different ink: a stacked `½-½` holds more than `1-0`; a cross doubles it).
+    let ring_min = amounts.iter().map(|a| a.0 - a.1).min().unwrap_or(0);
+    let over_min = amounts.iter().map(|a| a.1).min().unwrap_or(0);
+    let print = over_min;
+    let added: Vec<f32> = amounts
+        .iter()
+        .map(|&(all, over)| {
+            let ring = (all - over - ring_min) as f32;
+            ring + (over as f32 - 1.5 * over_min as f32).max(0.0)
+        })
+        .collect();
     let mut order: Vec<usize> = (0..added.len()).collect();
     order.sort_by(|&a, &b| added[b].total_cmp(&added[a]));
     let (top, next) = (added[order[0]], added[order[1]]);
