@@ -679,6 +679,8 @@ pub fn printed_option(word: &str) -> Option<&'static str> {
         "1-0" => Some("1-0"),
         "0-1" => Some("0-1"),
         "½-½" | "1/2-1/2" | "1/2" | "½" | "=" | "½-1/2" | "1/2-½" => Some("1/2-1/2"),
+        // A stacked `½` printed small reads with stray digits round it (`1½-1½2`).
+        w if w.contains('½') && w.chars().count() <= 8 => Some("1/2-1/2"),
         _ => None,
     }
 }
@@ -757,24 +759,67 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
     // A win for each side near each other, in a row or a column.
     let wins: Vec<&Opt> = opts.iter().filter(|o| o.result == "1-0").collect();
     let losses: Vec<&Opt> = opts.iter().filter(|o| o.result == "0-1").collect();
-    let mut best: Option<(f32, &Opt, &Opt)> = None;
+    let draws: Vec<&Opt> = opts.iter().filter(|o| o.result == "1/2-1/2").collect();
+    let near = |a: [u32; 4], b: [u32; 4], reach: f32| {
+        let ((ax, ay), (bx, by)) = (centre(a), centre(b));
+        let h = a[3].max(b[3]) as f32;
+        let row = (ay - by).abs() < h * 0.6 && (bx - ax).abs() < h * reach;
+        let col = (ax - bx).abs() < h * 1.5 && (by - ay).abs() < h * reach * 2.0 / 3.0;
+        (row || col).then(|| (ax - bx).hypot(ay - by))
+    };
+    let mut best: Option<(f32, [u32; 4], [u32; 4])> = None;
     for a in &wins {
         for b in &losses {
-            let (ax, ay) = centre(a.bbox);
-            let (bx, by) = centre(b.bbox);
-            let h = a.bbox[3].max(b.bbox[3]) as f32;
-            let row = (ay - by).abs() < h * 0.6 && (bx - ax).abs() < h * 12.0;
-            let col = (ax - bx).abs() < h * 1.5 && (by - ay).abs() < h * 8.0;
-            if !(row || col) {
-                continue;
-            }
-            let d = (ax - bx).hypot(ay - by);
-            if best.is_none_or(|b| d < b.0) {
-                best = Some((d, a, b));
+            if let Some(d) = near(a.bbox, b.bbox, 12.0)
+                && best.is_none_or(|b| d < b.0)
+            {
+                best = Some((d, a.bbox, b.bbox));
             }
         }
     }
-    let (_, win, loss) = best?;
+    // One win read beside the draw: the other win's print is spoilt (a cross, a tick
+    // across it); it stands mirrored across the draw, on a box of print there if any.
+    let mirror = |a: [u32; 4], d: [u32; 4]| {
+        let ((ax, ay), (dx, dy)) = (centre(a), centre(d));
+        let (cx, cy) = (2.0 * dx - ax, 2.0 * dy - ay);
+        let h = a[3] as f32;
+        lines
+            .iter()
+            .map(|l| l.bbox)
+            .find(|b| {
+                let (x, y) = centre(*b);
+                (x - cx).abs() < h && (y - cy).abs() < h * 0.6 && b[2] as f32 <= 4.0 * h
+            })
+            .unwrap_or([
+                (cx - a[2] as f32 / 2.0).max(0.0) as u32,
+                (cy - a[3] as f32 / 2.0).max(0.0) as u32,
+                a[2],
+                a[3],
+            ])
+    };
+    if best.is_none() {
+        for d in &draws {
+            for w in &wins {
+                if let Some(dist) = near(w.bbox, d.bbox, 6.0) {
+                    best = Some((dist, w.bbox, mirror(w.bbox, d.bbox)));
+                }
+            }
+            for l in &losses {
+                if let Some(dist) = near(l.bbox, d.bbox, 6.0) {
+                    best = Some((dist, mirror(l.bbox, d.bbox), l.bbox));
+                }
+            }
+        }
+    }
+    let (_, win_box, loss_box) = best?;
+    let win = Opt {
+        result: "1-0",
+        bbox: win_box,
+    };
+    let loss = Opt {
+        result: "0-1",
+        bbox: loss_box,
+    };
     let (wx, wy) = centre(win.bbox);
     let (lx, ly) = centre(loss.bbox);
     let (mx, my) = ((wx + lx) / 2.0, (wy + ly) / 2.0);
