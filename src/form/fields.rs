@@ -922,12 +922,15 @@ fn marked_option(
                 run_x,
                 run_y,
             );
+            // The print box grown a little: print in some fonts reaches past the box
+            // the detector drew (a slanted `½`).
             let [x, y, w, bh] = o.1;
+            let (gx, gy) = ((0.3 * h) as i64, (0.15 * h) as i64);
             let over = ink.count_off_rules(
-                x as i64,
-                y as i64,
-                (x + w) as i64,
-                (y + bh) as i64,
+                x as i64 - gx,
+                y as i64 - gy,
+                (x + w) as i64 + gx,
+                (y + bh) as i64 + gy,
                 run_x,
                 run_y,
             );
@@ -935,16 +938,20 @@ fn marked_option(
         })
         .collect();
     // Past the print: the ring round the print box (over the least inked ring), plus
-    // what the print box holds past half again the least inked print (options print
-    // with different ink: a stacked `½-½` holds more than `1-0`; a cross doubles it).
+    // what the print box holds past half again the least inked print, three times it
+    // for the draw (options print with different ink: a stacked `½-½` holds up to two
+    // and a half times `1-0`'s; a cross doubles a win's).
     let ring_min = amounts.iter().map(|a| a.0 - a.1).min().unwrap_or(0);
     let over_min = amounts.iter().map(|a| a.1).min().unwrap_or(0);
     let print = over_min;
     let added: Vec<f32> = amounts
         .iter()
-        .map(|&(all, over)| {
+        .zip(options)
+        .map(|(&(all, over), o)| {
             let ring = (all - over - ring_min) as f32;
-            ring + (over as f32 - 1.5 * over_min as f32).max(0.0)
+            // A stacked `½-½` prints up to two and a half times a win's ink.
+            let heavy = if o.0 == "1/2-1/2" { 3.0 } else { 1.5 };
+            ring + (over as f32 - heavy * over_min as f32).max(0.0)
         })
         .collect();
     let mut order: Vec<usize> = (0..added.len()).collect();
