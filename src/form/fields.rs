@@ -922,15 +922,12 @@ fn marked_option(
                 run_x,
                 run_y,
             );
-            // The print box grown a little: print in some fonts reaches past the box
-            // the detector drew (a slanted `½`).
             let [x, y, w, bh] = o.1;
-            let (gx, gy) = ((0.3 * h) as i64, (0.15 * h) as i64);
             let over = ink.count_off_rules(
-                x as i64 - gx,
-                y as i64 - gy,
-                (x + w) as i64 + gx,
-                (y + bh) as i64 + gy,
+                x as i64,
+                y as i64,
+                (x + w) as i64,
+                (y + bh) as i64,
                 run_x,
                 run_y,
             );
@@ -957,7 +954,7 @@ fn marked_option(
     let mut order: Vec<usize> = (0..added.len()).collect();
     order.sort_by(|&a, &b| added[b].total_cmp(&added[a]));
     let (top, next) = (added[order[0]], added[order[1]]);
-    let floor = (MARK_MIN_SHARE * print as f32).max(0.1 * h * h);
+    let floor = (MARK_MIN_SHARE * print as f32).max(0.07 * h * h);
     let amounts = added
         .iter()
         .map(|a| format!("{a:.0}"))
