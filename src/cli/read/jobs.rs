@@ -88,6 +88,8 @@ fn finish(o: &mut Outcome, mut report: SheetReport, earlier: Earlier, t: &Target
                 }
                 report.set_game(game);
             }
+            // Held with pairings to place: placed (or warned of) with the batch.
+            Lookup::Unnamed if t.batch.hold && !p.games.is_empty() => {}
             Lookup::Unnamed => o.notes.push(format!(
                 "{source}: warning: neither the file name (r3b12, 3-12) nor the sheet map names its round and board; headers left unknown"
             )),
@@ -281,7 +283,11 @@ fn read_corrected(
     let options = SheetOptions {
         locked: scoresheet::corrections::locks(&earlier.corrections),
         header_rows: earlier.header_rows.clone(),
-        ..Default::default()
+        vocab: t
+            .batch
+            .pairings
+            .map(super::boards::vocab_of)
+            .unwrap_or_default(),
     };
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
