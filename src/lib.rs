@@ -29,6 +29,9 @@ pub mod decode;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod decode;
 pub mod eval;
+#[cfg(feature = "internals")]
+pub mod form;
+#[cfg(not(feature = "internals"))]
 pub(crate) mod form;
 #[cfg(feature = "internals")]
 pub mod glyph;

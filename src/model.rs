@@ -11,6 +11,12 @@ use image::GrayImage;
 mod header;
 mod manifest;
 mod onnx;
+// The printed-text reader: the form's labels and printed result options (`form::fields`).
+#[cfg(feature = "internals")]
+pub mod ocr;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)]
+pub(crate) mod ocr;
 
 /// The reader's output and its classes: the shared vocabulary (see [`crate::vocab`]).
 pub use crate::vocab::{Alphabet, CellScores};
