@@ -29,6 +29,9 @@ pub mod decode;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod decode;
 pub mod eval;
+#[cfg(feature = "internals")]
+pub mod form;
+#[cfg(not(feature = "internals"))]
 pub(crate) mod form;
 #[cfg(feature = "internals")]
 pub mod glyph;
@@ -66,7 +69,7 @@ pub(crate) mod vocab;
 pub use convert::convert_game;
 pub use decode::DEFAULT_BEAM_WIDTH;
 pub use grid::GridParams;
-pub use model::{CellModel, OrtModel, RuntimeParams};
+pub use model::{CellModel, HeaderReader, Located, OrtModel, RuntimeParams, Spot};
 pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_pages, open_pages};
 pub use pairings::{Lookup, Pairings, Trf};

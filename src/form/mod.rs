@@ -9,6 +9,13 @@
 //! `raster`, `ruling`, `vocab`; never `pipeline` or `report`.
 
 pub(crate) mod closeup;
+// The form's header fields and printed result options, read from any form (used by
+// the pipeline's header reading; public to the crate's tests).
+#[cfg(feature = "internals")]
+pub mod fields;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)]
+pub(crate) mod fields;
 pub(crate) mod heading;
 pub(crate) mod numbers;
 pub(crate) mod print_below;
@@ -16,3 +23,4 @@ pub(crate) mod result;
 pub(crate) mod result_box;
 pub(crate) mod rows;
 pub(crate) mod scores;
+pub(crate) mod values;

@@ -1,0 +1,854 @@
+//! A page, its move table's box and the printed-text reader -> where the form's header
+//! fields are (event, date, round, board, white, black, result) and the printed result
+//! options with the one marked, on any form.
+//!
+//! The page outside the table is read line by line ([`PrintedReader`]). A word of a
+//! line is a label when, lower-cased, its diacritics folded and its punctuation
+//! dropped, it is within a small edit distance of a label of [`LABELS`] (en, de, pl,
+//! ru, fr, es and the usual abbreviations). The recogniser has no Cyrillic: Russian
+//! print comes out as Latin look-alikes, and [`LABELS`] holds the spellings measured on
+//! the generator's Russian forms (`Typ` for `Тур`, `Aocka` for `Доска` ...). A label
+//! on a line with a signature word, or a `White`/`Black` heading just over the table,
+//! names no field. Where the value is: right of the label on its line, up to the next
+//! label or a printed rule; below the label when nothing fits beside it or the label
+//! sits in the top corner of a tall box.
+//!
+//! Printed result options are words reading `1-0`, `1:0`, `0-1`, `0:1`, `½-½`, `1/2`
+//! ...: a win for each side in one row or column, the draw between them (read, or the
+//! box there, which a stacked `½` often reads as anything). The option marked is the
+//! one with clearly more ink round and over it than every other, in windows of the
+//! same size: a clear winner or none (a blank form, two marks), never a guess.
+
+use image::GrayImage;
+
+use crate::model::ModelError;
+use crate::model::ocr::{PrintedReader, TextLine};
+
+/// A header field of the form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FieldKind {
+    Event,
+    Date,
+    Round,
+    Board,
+    White,
+    Black,
+    Result,
+}
+
+impl FieldKind {
+    /// The spelling of [`crate::report::FieldRead::field`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldKind::Event => "event",
+            FieldKind::Date => "date",
+            FieldKind::Round => "round",
+            FieldKind::Board => "board",
+            FieldKind::White => "white",
+            FieldKind::Black => "black",
+            FieldKind::Result => "result",
+        }
+    }
+}
+
+/// A field found on the form: its label as read, the label's box and the box where its
+/// value is written (x, y, w, h on the page).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldSpot {
+    pub kind: FieldKind,
+    pub label: String,
+    pub label_box: [u32; 4],
+    pub value_box: [u32; 4],
+}
+
+/// The printed result options (PGN result, box), left to right or top down, and the
+/// one marked: its index and how sure (0..1), or `None` with a note saying why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultOptions {
+    pub options: Vec<(String, [u32; 4])>,
+    pub marked: Option<(usize, f32)>,
+    pub note: Option<String>,
+}
+
+/// What the form prints outside the move table: the fields found, the result options,
+/// and every line read (text, box, confidence).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FormText {
+    pub fields: Vec<FieldSpot>,
+    pub result_options: Option<ResultOptions>,
+    pub lines: Vec<(String, [u32; 4], f32)>,
+}
+
+/// The labels of each field, folded (lower case, no diacritics, no punctuation). The
+/// Russian ones are what the recogniser reads on Russian print (measured on the
+/// generator's `rcf-*` forms): `Турнир` TyPHup / TypHMp, `Тур` Typ, `Доска` Aocka,
+/// `Дата` Aata / Aara, `Белые` FeΛble / benble / FeAne, `Чёрные` YëpHbie / YëpHble,
+/// `Результат` Pe3y∧bTaT / Pe3ynbTaT (`Λ`, `∧` fold to `a`).
+pub const LABELS: &[(FieldKind, &[&str])] = &[
+    (
+        FieldKind::Event,
+        &[
+            "event",
+            "tournament",
+            "turnier",
+            "turniej",
+            "tournoi",
+            "torneo",
+            "typhup",
+            "typhmp",
+        ],
+    ),
+    (
+        FieldKind::Date,
+        &["date", "datum", "data", "fecha", "aata", "aara"],
+    ),
+    (
+        FieldKind::Round,
+        &["round", "rd", "runde", "runda", "ronde", "ronda", "typ"],
+    ),
+    (
+        FieldKind::Board,
+        &[
+            "board",
+            "bd",
+            "brett",
+            "szachownica",
+            "stol",
+            "table",
+            "mesa",
+            "aocka",
+        ],
+    ),
+    (
+        FieldKind::White,
+        &[
+            "white", "weiss", "biale", "biate", "blancs", "blancas", "feable", "benble", "feane",
+        ],
+    ),
+    (
+        FieldKind::Black,
+        &[
+            "black", "schwarz", "czarne", "noirs", "negras", "yephbie", "yephble",
+        ],
+    ),
+    (
+        FieldKind::Result,
+        &[
+            "result",
+            "ergebnis",
+            "wynik",
+            "resultat",
+            "resultado",
+            "pe3yabtat",
+            "pe3ynbtat",
+        ],
+    ),
+];
+
+/// Words that make a line a signature line (`White signature`, `Podpis białych`,
+/// `Подпись` read as TloAnuCb): its labels name no field.
+const SIGNATURE_WORDS: &[&str] = &[
+    "signature",
+    "sign",
+    "unterschrift",
+    "podpis",
+    "firma",
+    "tloanucb",
+    "noanucb",
+];
+
+/// Lower case, diacritics folded, Cyrillic look-alikes as the Latin letters they are
+/// read as, punctuation dropped.
+pub fn fold(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars().flat_map(char::to_lowercase) {
+        let f: &str = match c {
+            'ą' | 'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' | 'λ' | '∧' | 'а' => "a",
+            'ć' | 'ç' | 'č' | 'с' => "c",
+            'ę' | 'é' | 'è' | 'ê' | 'ë' | 'ě' | 'е' | 'ё' => "e",
+            'í' | 'ì' | 'î' | 'ï' => "i",
+            'ł' => "l",
+            'ń' | 'ñ' => "n",
+            'ó' | 'ò' | 'ô' | 'ö' | 'õ' | 'о' => "o",
+            'ś' | 'š' => "s",
+            'ú' | 'ù' | 'û' | 'ü' => "u",
+            'ź' | 'ż' | 'ž' => "z",
+            'ß' | 'β' => "ss",
+            'р' => "p",
+            'у' => "y",
+            'х' => "x",
+            'к' => "k",
+            c if c.is_alphanumeric() => {
+                out.push(c);
+                continue;
+            }
+            _ => continue,
+        };
+        out.push_str(f);
+    }
+    out
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The field a word names, and how far it is from the nearest label (edits): exact
+/// for labels of up to three letters, one edit up to five, two beyond.
+pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
+    let w = fold(word);
+    if w.is_empty() || w.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut best: Option<(FieldKind, usize)> = None;
+    for (kind, labels) in LABELS {
+        for l in *labels {
+            let n = l.chars().count();
+            let allowed = match n {
+                0..=3 => 0,
+                4..=5 => 1,
+                _ => 2,
+            };
+            let d = edit_distance(&w, l);
+            if d <= allowed && best.is_none_or(|b| d < b.1) {
+                best = Some((*kind, d));
+            }
+        }
+    }
+    best
+}
+
+/// A word of a line: its text, the page columns it spans, and whether a colon ends it.
+#[derive(Clone, Debug)]
+struct LineWord {
+    text: String,
+    x0: u32,
+    x1: u32,
+    colon: bool,
+}
+
+/// Cuts a line into words at spaces and colons, placing each by the columns the
+/// recogniser put its characters in.
+fn words(line: &TextLine) -> Vec<LineWord> {
+    let chars = &line.chars;
+    let [bx, _, bw, _] = line.bbox;
+    let n = chars.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let pitch = bw as f32 / n as f32;
+    let left = |i: usize| -> u32 {
+        if i == 0 {
+            bx
+        } else {
+            (chars[i - 1].1 + chars[i].1) / 2
+        }
+    };
+    let right = |i: usize| -> u32 {
+        if i + 1 >= n {
+            (chars[i].1 + (pitch * 0.6) as u32).min(bx + bw)
+        } else {
+            (chars[i].1 + chars[i + 1].1) / 2
+        }
+    };
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for i in 0..=n {
+        let c = chars.get(i).map(|c| c.0);
+        // A colon ends a label (`Event:`), not a result (`1:0`) or a time.
+        let after_letter = i > 0 && chars[i - 1].0.is_alphabetic();
+        let ends = matches!(c, None | Some(' ')) || (c == Some(':') && after_letter);
+        if ends {
+            if let Some(s) = start.take() {
+                out.push(LineWord {
+                    text: chars[s..i].iter().map(|c| c.0).collect(),
+                    x0: left(s),
+                    x1: right(i - 1),
+                    colon: c == Some(':'),
+                });
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    out
+}
+
+/// A label found: the field, the word as read, its box, its edit distance, whether a
+/// colon follows, and the line it is on.
+#[derive(Clone, Debug)]
+struct Label {
+    kind: FieldKind,
+    text: String,
+    bbox: [u32; 4],
+    distance: usize,
+}
+
+fn overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> u32 {
+    a1.min(b1).saturating_sub(a0.max(b0))
+}
+
+/// Dark pixels of a gray page: under the paper's level by a margin.
+struct Ink<'a> {
+    page: &'a GrayImage,
+    cut: u8,
+}
+
+impl<'a> Ink<'a> {
+    fn new(page: &'a GrayImage) -> Self {
+        let mut hist = [0u64; 256];
+        // Every 4th pixel is enough for the paper's level.
+        for p in page.pixels().step_by(4) {
+            hist[p.0[0] as usize] += 1;
+        }
+        let total: u64 = hist.iter().sum();
+        let mut acc = 0;
+        let mut paper = 255u8;
+        for (v, n) in hist.iter().enumerate().rev() {
+            acc += n;
+            if acc * 2 >= total {
+                paper = v as u8;
+                break;
+            }
+        }
+        Ink {
+            page,
+            cut: paper.saturating_sub(70),
+        }
+    }
+    fn dark(&self, x: u32, y: u32) -> bool {
+        x < self.page.width() && y < self.page.height() && self.page.get_pixel(x, y).0[0] < self.cut
+    }
+    fn count(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> u32 {
+        let (w, h) = (self.page.width() as i64, self.page.height() as i64);
+        let mut n = 0;
+        for y in y0.max(0)..y1.min(h) {
+            for x in x0.max(0)..x1.min(w) {
+                n += u32::from(self.dark(x as u32, y as u32));
+            }
+        }
+        n
+    }
+    /// Share of dark pixels in column `x`, rows y0..y1.
+    fn col_share(&self, x: u32, y0: u32, y1: u32) -> f32 {
+        let n = (y0..y1).filter(|&y| self.dark(x, y)).count();
+        n as f32 / (y1.saturating_sub(y0)).max(1) as f32
+    }
+    /// Share of dark pixels in row `y`, columns x0..x1.
+    fn row_share(&self, y: u32, x0: u32, x1: u32) -> f32 {
+        let n = (x0..x1).filter(|&x| self.dark(x, y)).count();
+        n as f32 / (x1.saturating_sub(x0)).max(1) as f32
+    }
+    /// The first printed vertical rule right of `x` (a column dark over the band and
+    /// half a band above and below it: a box's side, not a stroke of writing).
+    fn rule_right(&self, x: u32, y0: u32, y1: u32, limit: u32) -> Option<u32> {
+        let h = y1 - y0;
+        let (a, b) = (
+            y0.saturating_sub(h / 2),
+            (y1 + h / 2).min(self.page.height()),
+        );
+        (x..limit.min(self.page.width())).find(|&c| self.col_share(c, a, b) > 0.85)
+    }
+    /// The first printed horizontal rule below `y` under columns x0..x1.
+    fn rule_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
+        (y..limit.min(self.page.height())).find(|&r| self.row_share(r, x0, x1) > 0.8)
+    }
+}
+
+/// Reads the page outside the table and finds the fields and the result options.
+/// `table` is the move table's box (x, y, w, h); without one the whole page is read.
+/// A runtime failure gives an empty [`FormText`] (nothing found, nothing invented).
+pub fn find_fields(page: &GrayImage, table: Option<[u32; 4]>, ocr: &mut PrintedReader) -> FormText {
+    read_form(page, table, ocr).unwrap_or_default()
+}
+
+/// The regions read: above and below the table, the page's width; the whole page
+/// without a table.
+pub fn regions(page: &GrayImage, table: Option<[u32; 4]>) -> Vec<[u32; 4]> {
+    let (w, h) = page.dimensions();
+    match table {
+        None => vec![[0, 0, w, h]],
+        Some([tx, ty, tw, th]) => {
+            let (ty, tx) = (ty.min(h), tx.min(w));
+            let bottom = (ty + th).min(h);
+            let right = (tx + tw).min(w);
+            // Beside the table only where a column of fields fits (a strip of labels).
+            let side = w / 8;
+            [
+                [0, 0, w, ty],
+                [0, bottom, w, h - bottom],
+                [0, ty, tx, bottom - ty],
+                [right, ty, w - right, bottom - ty],
+            ]
+            .into_iter()
+            .enumerate()
+            .filter(|(i, r)| if *i < 2 { r[3] >= 16 } else { r[2] >= side })
+            .map(|(_, r)| r)
+            .collect()
+        }
+    }
+}
+
+/// As [`find_fields`], with the runtime's errors.
+///
+/// # Errors
+/// When the runtime fails.
+pub fn read_form(
+    page: &GrayImage,
+    table: Option<[u32; 4]>,
+    ocr: &mut PrintedReader,
+) -> Result<FormText, ModelError> {
+    let mut lines = Vec::new();
+    for r in regions(page, table) {
+        lines.extend(ocr.read_region(page, r)?);
+    }
+    Ok(form_from_lines(page, table, &lines))
+}
+
+/// The fields and result options in lines already read.
+pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextLine]) -> FormText {
+    let ink = Ink::new(page);
+    let labels = find_labels(lines, table);
+    let fields = place_values(page, &ink, &labels, lines);
+    let result_options = result_options(&ink, lines, &labels);
+    FormText {
+        fields,
+        result_options,
+        lines: lines
+            .iter()
+            .map(|l| (l.text.clone(), l.bbox, l.confidence))
+            .collect(),
+    }
+}
+
+fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
+    let mut found = Vec::new();
+    for line in lines {
+        let ws = words(line);
+        if ws
+            .iter()
+            .any(|w| SIGNATURE_WORDS.contains(&fold(&w.text).as_str()))
+        {
+            continue;
+        }
+        for w in &ws {
+            // `(white)` under a signature line names the signer, not a field.
+            if w.text.starts_with('(') {
+                continue;
+            }
+            let Some((kind, distance)) = match_label(&w.text) else {
+                continue;
+            };
+            let [_, y, _, h] = line.bbox;
+            // A column heading just over the table (`White`, `Black`) names no field.
+            if let Some([tx, ty, tw, _]) = table
+                && matches!(kind, FieldKind::White | FieldKind::Black)
+                && !w.colon
+                && overlap(w.x0, w.x1, tx, tx + tw) > 0
+                && y + h + 3 * h >= ty
+                && y < ty + h
+            {
+                continue;
+            }
+            found.push(Label {
+                kind,
+                text: w.text.clone() + if w.colon { ":" } else { "" },
+                bbox: [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h],
+                distance,
+            });
+        }
+    }
+    // One label per field: the closest match, then the one with a colon, then topmost.
+    found.sort_by_key(|l| (l.kind, l.distance, !l.text.ends_with(':'), l.bbox[1]));
+    let mut out: Vec<Label> = Vec::new();
+    for l in found {
+        if out.iter().all(|o| o.kind != l.kind) {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// Where each label's value is written.
+fn place_values(
+    page: &GrayImage,
+    ink: &Ink,
+    labels: &[Label],
+    lines: &[TextLine],
+) -> Vec<FieldSpot> {
+    let (pw, ph) = page.dimensions();
+    let margin = pw / 40;
+    labels
+        .iter()
+        .map(|l| {
+            let [lx, ly, lw, lh] = l.bbox;
+            let lx1 = lx + lw;
+            let ly1 = ly + lh;
+            // The next label on the same row, right of this one.
+            let next = labels
+                .iter()
+                .filter(|o| {
+                    o.bbox[0] > lx1 && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], ly, ly1) * 2 > lh
+                })
+                .map(|o| o.bbox[0])
+                .min();
+            let limit = next.unwrap_or(pw - margin);
+            let rule = ink.rule_right(lx1 + lh / 2, ly, ly1, limit);
+            let right_end = rule.unwrap_or(limit).min(limit);
+            let room = right_end.saturating_sub(lx1);
+            // Rows between this label's line and the labels' rows above and below.
+            let above = labels
+                .iter()
+                .filter(|o| {
+                    o.bbox[1] + o.bbox[3] <= ly
+                        && overlap(o.bbox[0], o.bbox[0] + o.bbox[2] + 4 * lh, lx, lx1 + 4 * lh) > 0
+                })
+                .map(|o| o.bbox[1] + o.bbox[3])
+                .max()
+                .unwrap_or(0);
+            let below = labels
+                .iter()
+                .filter(|o| {
+                    o.bbox[1] >= ly1
+                        && overlap(o.bbox[0], o.bbox[0] + o.bbox[2] + 4 * lh, lx, lx1 + 4 * lh) > 0
+                })
+                .map(|o| o.bbox[1])
+                .min()
+                .unwrap_or(ph);
+            // A label in a tall box's top corner, or with no room beside it: the value
+            // is below it.
+            let box_bottom =
+                ink.rule_below(ly1 + 2, lx, lx1.max(lx + lh), (ly1 + 6 * lh).min(below));
+            // A rule under the label's own print: the label stands above a box (an
+            // underline to write on starts right of a label, not under it).
+            let colon = l.text.ends_with(':');
+            let under = ink.rule_below(ly1.saturating_sub(lh / 3), lx, lx1, ly1 + lh);
+            let tall_box = !colon && box_bottom.is_some_and(|b| b > ly1 + 2 * lh);
+            let above_box = !colon && under.is_some();
+            let value_box = if room < 2 * lh || tall_box || above_box {
+                let y0 = under.map_or(ly1, |u| u + 2);
+                let bottom = ink.rule_below(y0 + lh / 2, lx, lx1, (y0 + 4 * lh).min(below));
+                let y1 = bottom
+                    .unwrap_or((y0 + 2 * lh).min(below))
+                    .min(below)
+                    .max(y0 + lh);
+                let x1 = right_end.max(lx + 6 * lh).min(pw);
+                [lx, y0, x1 - lx, (y1 - y0).min(ph - y0)]
+            } else {
+                let x0 = lx1 + lh / 4;
+                let mid_above = if above > 0 {
+                    (above + ly) / 2
+                } else {
+                    ly.saturating_sub(lh)
+                };
+                let y0 = ly.saturating_sub(lh * 3 / 4).max(mid_above);
+                let mid_below = if below < ph {
+                    (ly1 + below) / 2
+                } else {
+                    ly1 + lh / 2
+                };
+                let y1 = (ly1 + lh / 2).min(mid_below).min(ph);
+                [x0, y0, right_end.saturating_sub(x0).max(1), y1 - y0]
+            };
+            let _ = lines;
+            FieldSpot {
+                kind: l.kind,
+                label: l.text.clone(),
+                label_box: l.bbox,
+                value_box,
+            }
+        })
+        .collect()
+}
+
+/// The PGN result a printed word names, if any.
+pub fn printed_option(word: &str) -> Option<&'static str> {
+    let w: String = word
+        .chars()
+        .map(|c| match c {
+            '–' | '—' | '−' | ':' => '-',
+            c => c,
+        })
+        .filter(|c| !matches!(c, '(' | ')' | '[' | ']' | ' ' | '.'))
+        .collect();
+    match w.as_str() {
+        "1-0" => Some("1-0"),
+        "0-1" => Some("0-1"),
+        "½-½" | "1/2-1/2" | "1/2" | "½" | "=" | "½-1/2" | "1/2-½" => Some("1/2-1/2"),
+        _ => None,
+    }
+}
+
+/// A printed option found: its result and box.
+#[derive(Clone, Debug)]
+struct Opt {
+    result: &'static str,
+    bbox: [u32; 4],
+}
+
+fn centre(b: [u32; 4]) -> (f32, f32) {
+    (
+        b[0] as f32 + b[2] as f32 / 2.0,
+        b[1] as f32 + b[3] as f32 / 2.0,
+    )
+}
+
+/// The printed result options and the one marked.
+fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<ResultOptions> {
+    let mut opts: Vec<Opt> = Vec::new();
+    for line in lines {
+        let ws = words(line);
+        if ws.is_empty() {
+            continue;
+        }
+        for w in ws {
+            if let Some(r) = printed_option(&w.text) {
+                let [_, y, _, h] = line.bbox;
+                opts.push(Opt {
+                    result: r,
+                    bbox: [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h],
+                });
+            }
+        }
+    }
+    // A win for each side near each other, in a row or a column.
+    let wins: Vec<&Opt> = opts.iter().filter(|o| o.result == "1-0").collect();
+    let losses: Vec<&Opt> = opts.iter().filter(|o| o.result == "0-1").collect();
+    let mut best: Option<(f32, &Opt, &Opt)> = None;
+    for a in &wins {
+        for b in &losses {
+            let (ax, ay) = centre(a.bbox);
+            let (bx, by) = centre(b.bbox);
+            let h = a.bbox[3].max(b.bbox[3]) as f32;
+            let row = (ay - by).abs() < h * 0.6 && (bx - ax).abs() < h * 12.0;
+            let col = (ax - bx).abs() < h * 1.5 && (by - ay).abs() < h * 8.0;
+            if !(row || col) {
+                continue;
+            }
+            let d = (ax - bx).hypot(ay - by);
+            if best.is_none_or(|b| d < b.0) {
+                best = Some((d, a, b));
+            }
+        }
+    }
+    let (_, win, loss) = best?;
+    let (wx, wy) = centre(win.bbox);
+    let (lx, ly) = centre(loss.bbox);
+    let (mx, my) = ((wx + lx) / 2.0, (wy + ly) / 2.0);
+    let h = win.bbox[3].max(loss.bbox[3]) as f32;
+    // The draw: read as one near the middle, else any box of print there (a stacked
+    // `½` reads as anything), else the middle itself when the two wins are far enough
+    // apart for a third option between them.
+    let near_mid = |b: [u32; 4]| {
+        let (x, y) = centre(b);
+        (x - mx).abs() < h * 1.2 && (y - my).abs() < h * 0.8
+    };
+    let draw_read = opts
+        .iter()
+        .find(|o| o.result == "1/2-1/2" && near_mid(o.bbox))
+        .map(|o| o.bbox);
+    let draw_box = draw_read.or_else(|| {
+        lines
+            .iter()
+            .map(|l| l.bbox)
+            .find(|b| near_mid(*b) && b[2] as f32 <= 4.0 * h)
+    });
+    let gap = (wx - lx).abs().max((wy - ly).abs());
+    let draw_box = draw_box.or_else(|| {
+        (gap > 2.5 * h).then(|| {
+            let w = win.bbox[2].max(loss.bbox[2]);
+            let hh = win.bbox[3].max(loss.bbox[3]);
+            [
+                (mx - w as f32 / 2.0).max(0.0) as u32,
+                (my - hh as f32 / 2.0).max(0.0) as u32,
+                w,
+                hh,
+            ]
+        })
+    });
+    let mut options: Vec<(String, [u32; 4])> = vec![(win.result.to_string(), win.bbox)];
+    if let Some(b) = draw_box {
+        options.push(("1/2-1/2".to_string(), b));
+    }
+    options.push((loss.result.to_string(), loss.bbox));
+    options.sort_by(|a, b| {
+        let (ax, ay) = centre(a.1);
+        let (bx, by) = centre(b.1);
+        (ay + ax).total_cmp(&(by + bx))
+    });
+    let _ = labels;
+    let (marked, note) = marked_option(ink, &options);
+    Some(ResultOptions {
+        options,
+        marked,
+        note,
+    })
+}
+
+/// Ink a mark adds, at least, as a share of a window's print (a short tick).
+const MARK_MIN_SHARE: f32 = 0.25;
+/// How many times the next option's added ink the marked one must add.
+const MARK_RATIO: f32 = 2.5;
+
+/// The option marked: each option's window (the same size for all, centred on the
+/// option, reaching past the print by most of a line's height each way) holds the
+/// print plus any mark; the least inked window is taken for the print alone. A mark
+/// is the window with clearly more ink than the print and than every other window.
+fn marked_option(
+    ink: &Ink,
+    options: &[(String, [u32; 4])],
+) -> (Option<(usize, f32)>, Option<String>) {
+    if options.len() < 2 {
+        return (None, Some("fewer than two result options found".into()));
+    }
+    let w = options.iter().map(|o| o.1[2]).max().unwrap_or(1) as f32;
+    let h = options.iter().map(|o| o.1[3]).max().unwrap_or(1) as f32;
+    // Halfway to the nearest other option at most, so windows do not share ink.
+    let spacing = options
+        .windows(2)
+        .map(|p| {
+            let (a, b) = (centre(p[0].1), centre(p[1].1));
+            (a.0 - b.0).abs().max((a.1 - b.1).abs())
+        })
+        .fold(f32::MAX, f32::min);
+    let row = {
+        let (a, b) = (centre(options[0].1), centre(options[options.len() - 1].1));
+        (a.0 - b.0).abs() >= (a.1 - b.1).abs()
+    };
+    let (half_w, half_h) = if row {
+        ((w / 2.0 + 0.8 * h).min(spacing / 2.0), h / 2.0 + 0.8 * h)
+    } else {
+        (w / 2.0 + 0.8 * h, (h / 2.0 + 0.8 * h).min(spacing / 2.0))
+    };
+    let amounts: Vec<u32> = options
+        .iter()
+        .map(|o| {
+            let (cx, cy) = centre(o.1);
+            ink.count(
+                (cx - half_w) as i64,
+                (cy - half_h) as i64,
+                (cx + half_w) as i64,
+                (cy + half_h) as i64,
+            )
+        })
+        .collect();
+    let print = *amounts.iter().min().unwrap_or(&0);
+    let added: Vec<f32> = amounts.iter().map(|&a| (a - print) as f32).collect();
+    let mut order: Vec<usize> = (0..added.len()).collect();
+    order.sort_by(|&a, &b| added[b].total_cmp(&added[a]));
+    let (top, next) = (added[order[0]], added[order[1]]);
+    let floor = (MARK_MIN_SHARE * print as f32).max(0.1 * h * h);
+    let amounts = added
+        .iter()
+        .map(|a| format!("{a:.0}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    if top < floor {
+        return (
+            None,
+            Some(format!(
+                "no option marked (ink past the print {amounts}, a mark needs {floor:.0})"
+            )),
+        );
+    }
+    if next * MARK_RATIO > top {
+        return (
+            None,
+            Some(format!(
+                "two options hold about as much ink past the print ({amounts}): marked twice or not at all"
+            )),
+        );
+    }
+    // Sure in proportion to how far past both bars the mark is.
+    let sure = (1.0 - (next / top).max(floor / top) * 0.5).clamp(0.5, 1.0);
+    (Some((order[0], sure)), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_match_in_every_language_and_measured_look_alikes() {
+        for (word, kind) in [
+            ("Event:", FieldKind::Event),
+            ("Turniej", FieldKind::Event),
+            ("TyPHup:", FieldKind::Event),
+            ("Typ:", FieldKind::Round),
+            ("Rd.", FieldKind::Round),
+            ("Aocka:", FieldKind::Board),
+            ("Szachownica", FieldKind::Board),
+            ("Aata:", FieldKind::Date),
+            ("Weiβ:", FieldKind::White),
+            ("Biate:", FieldKind::White),
+            ("FeΛble:", FieldKind::White),
+            ("YëpHbie:", FieldKind::Black),
+            ("Pe3y∧bTaT:", FieldKind::Result),
+            ("Résultat", FieldKind::Result),
+            ("Ergebnis", FieldKind::Result),
+        ] {
+            assert_eq!(match_label(word).map(|m| m.0), Some(kind), "{word}");
+        }
+        for word in ["Buffalo", "1901", "Marshall", "OFFICIAL", "Nr", "Rook"] {
+            assert_eq!(match_label(word), None, "{word}");
+        }
+    }
+
+    #[test]
+    fn printed_options_read() {
+        assert_eq!(printed_option("1:0"), Some("1-0"));
+        assert_eq!(printed_option("(0-1)"), Some("0-1"));
+        assert_eq!(printed_option("½-½"), Some("1/2-1/2"));
+        assert_eq!(printed_option("1/2"), Some("1/2-1/2"));
+        assert_eq!(printed_option("10"), None);
+    }
+
+    fn line(text: &str, bbox: [u32; 4]) -> TextLine {
+        let n = text.chars().count() as u32;
+        TextLine {
+            text: text.into(),
+            bbox,
+            confidence: 1.0,
+            chars: text
+                .chars()
+                .enumerate()
+                .map(|(i, c)| (c, bbox[0] + (2 * i as u32 + 1) * bbox[2] / (2 * n)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_label_glued_to_its_value_is_cut_at_the_colon() {
+        let page = GrayImage::from_pixel(1000, 400, image::Luma([235]));
+        let lines = [
+            line("Turniej: New York", [50, 40, 340, 30]),
+            line("Runda:", [600, 40, 80, 30]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let event = form
+            .fields
+            .iter()
+            .find(|f| f.kind == FieldKind::Event)
+            .unwrap();
+        assert!(event.label_box[0] + event.label_box[2] < 200, "{event:?}");
+        let round = form
+            .fields
+            .iter()
+            .find(|f| f.kind == FieldKind::Round)
+            .unwrap();
+        // The event's value runs up to the round's label.
+        assert!(event.value_box[0] + event.value_box[2] <= round.label_box[0]);
+        assert!(round.value_box[0] >= 680);
+    }
+}
