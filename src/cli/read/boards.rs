@@ -4,7 +4,7 @@
 //! ([`scoresheet::pairings::assign::assign`]), each board taking at most one game.
 
 use scoresheet::pairings::assign::{Assignment, assign};
-use scoresheet::{FieldRead, FieldVocab, Pairings, Source};
+use scoresheet::{FieldRead, FieldVocab, Pairings, SheetReport, Source};
 
 use super::super::diag;
 use super::jobs::Outcome;
@@ -27,6 +27,16 @@ pub(super) fn vocab_of(pairings: &Pairings) -> FieldVocab {
         }
     }
     FieldVocab { names, rounds }
+}
+
+/// Whether no file name, sheet map or pairing has given the report's game: its
+/// headers, if any, come from the sheet itself (or a human, or a mate).
+fn unplaced(report: &SheetReport) -> bool {
+    report.game.as_ref().is_none_or(|g| {
+        g.from
+            .values()
+            .all(|s| matches!(s, Source::Sheet | Source::Mate | Source::Human))
+    })
 }
 
 /// Places the held reports that have no game yet (no name or map placed them) on
@@ -56,7 +66,7 @@ pub(super) fn place_by_fields(outcomes: &mut [Outcome], pairings: &Pairings) {
             o.held
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, r))| r.game.is_none())
+                .filter(|(_, (_, r))| unplaced(r))
                 .map(move |(k, _)| (i, k))
         })
         .collect();
@@ -105,6 +115,8 @@ pub(super) fn place_by_fields(outcomes: &mut [Outcome], pairings: &Pairings) {
             .and_then(|r| r.parse().ok())
             .zip(game.board);
         report.set_game(game);
+        // A human's header corrections still win over the pairing.
+        report.apply_header_corrections();
         if let Some(c) = claim {
             let s = report.source.clone();
             outcomes[i].claims.push((c, s));
