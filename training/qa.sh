@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks of the Python side, without PyTorch: ruff (lint, import order), mypy, and the
-# table tests (training/test_tables.py). Exits non-zero on any finding.
+# table and field-scoring tests (training/test_tables.py, test_fields.py). Exits non-zero on any finding.
 #
 #     training/qa.sh          # from anywhere; needs python3 with pip
 #
@@ -31,7 +31,7 @@ echo "qa: ruff check training"
 "$dir/lib/bin/ruff" check training || status=1
 echo "qa: mypy training"
 "$py" -m mypy --config-file training/pyproject.toml training || status=1
-echo "qa: python -m unittest training.test_tables"
-"$py" -m unittest training.test_tables || status=1
+echo "qa: python -m unittest training.test_tables training.test_fields"
+"$py" -m unittest training.test_tables training.test_fields || status=1
 if [ "$status" = 0 ]; then echo "qa: all passed"; else echo "qa: FAILED"; fi
 exit "$status"

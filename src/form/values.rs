@@ -653,6 +653,43 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4]) -> Option<GrayImage> {
     }))
 }
 
+/// The printed-text reader as the header fields' reader: its fields found by
+/// [`super::fields::find_fields`], the marked printed result option with them.
+impl HeaderReader for crate::model::ocr::PrintedReader {
+    fn locate(&mut self, page: &GrayImage, table: Option<[u32; 4]>) -> Located {
+        let form = super::fields::find_fields(page, table, self);
+        let marked = form.result_options.as_ref().and_then(|o| {
+            let (i, p) = o.marked?;
+            let (result, bbox) = o.options.get(i)?;
+            Some((result.clone(), p, *bbox))
+        });
+        Located {
+            spots: form
+                .fields
+                .into_iter()
+                .map(|f| Spot {
+                    field: f.kind.as_str().to_string(),
+                    label: Some(f.label),
+                    value_box: f.value_box,
+                })
+                .collect(),
+            marked,
+        }
+    }
+
+    fn read_line(&mut self, crop: &GrayImage) -> (String, f32) {
+        crate::model::ocr::PrintedReader::read_line(self, crop)
+    }
+
+    fn score(&mut self, crop: &GrayImage, text: &str) -> f32 {
+        crate::model::ocr::PrintedReader::score(self, crop, text)
+    }
+
+    fn spells(&self, text: &str) -> bool {
+        crate::model::ocr::PrintedReader::spells(self, text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
