@@ -6,8 +6,8 @@ use std::path::Path;
 
 use scoresheet::{
     CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
-    SheetError, SheetOptions, SheetReport, flag_least_sure, load_pages, open_pages, to_pgn,
-    write_atomic,
+    SheetError, SheetOptions, SheetReport, flag_least_sure, load_page, load_pages, open_pages,
+    to_pgn, write_atomic,
 };
 
 use super::super::inputs::{Input, Job};
@@ -314,8 +314,14 @@ fn read_game(
     for sheets in copies {
         let mut copy = Vec::with_capacity(sheets.len());
         for input in sheets {
-            match load_pages(&input.path, &pipeline.params().page) {
-                Ok(mut p) => copy.push(p.swap_remove(0)),
+            // (A later page of a PDF or TIFF: a copy found by content among its pages.)
+            let page = if input.page == 0 {
+                load_pages(&input.path, &pipeline.params().page).map(|mut p| p.swap_remove(0))
+            } else {
+                load_page(&input.path, input.page, &pipeline.params().page)
+            };
+            match page {
+                Ok(p) => copy.push(p),
                 Err(e) => o.errors.push(e.to_string()),
             }
         }
