@@ -225,7 +225,8 @@ def score(truth_file: Path, reports: Path) -> dict[str, Any]:
     for t in truth["games"]:
         for c in t["copies"]:
             by_file[c["file"]] = t
-            by_file[f"round.pdf#page{c['pdf_page']}"] = t
+            # (The product names a PDF's first page by the file alone.)
+            by_file["round.pdf" if c["pdf_page"] == 1 else f"round.pdf#page{c['pdf_page']}"] = t
     formed = placed = named = results = 0
     plies = right = 0
     lines = []
