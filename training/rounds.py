@@ -89,10 +89,10 @@ def with_board(board: int):
 
     class Patch:
         def __enter__(self) -> None:
-            forms.draw_form = draw_form  # type: ignore[assignment]
+            forms.draw_form = draw_form
 
         def __exit__(self, *exc: object) -> None:
-            forms.draw_form = draw  # type: ignore[assignment]
+            forms.draw_form = draw
 
     return Patch()
 
@@ -195,7 +195,8 @@ def shared_opening(out: Path, n: int, seed: int, fonts: str) -> None:
     fam_name = "pzszach-2x40-light" if fonts != "val" else "dsb-3x20"
     fam = forms.FAMILIES[fam_name]
     room = 2 * fam["blocks"] * fam["rows"]
-    pages, truth = [], []
+    pages: list[Path] = []
+    truth: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for k, g in enumerate(chosen):
