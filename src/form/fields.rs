@@ -157,6 +157,19 @@ const SIGNATURE_WORDS: &[&str] = &[
     "noanucb",
 ];
 
+/// A signature word, read with up to two slips in the longer ones.
+fn is_signature_word(word: &str) -> bool {
+    let w = fold(word);
+    SIGNATURE_WORDS.iter().any(|s| {
+        let allowed = if s.len() >= 7 {
+            2
+        } else {
+            usize::from(s.len() >= 5)
+        };
+        edit_distance(&w, s) <= allowed
+    })
+}
+
 /// Lower case, diacritics folded, Cyrillic look-alikes as the Latin letters they are
 /// read as, punctuation dropped.
 pub fn fold(s: &str) -> String {
@@ -330,15 +343,56 @@ impl<'a> Ink<'a> {
     fn dark(&self, x: u32, y: u32) -> bool {
         x < self.page.width() && y < self.page.height() && self.page.get_pixel(x, y).0[0] < self.cut
     }
-    fn count(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> u32 {
+    /// Dark pixels in x0..x1 x y0..y1 that are not on a printed rule: runs of at
+    /// least `run_x` pixels along a row or `run_y` down a column are taken out (a box
+    /// printed round an option, the frame of the result box), so that what is left is
+    /// the print's glyphs and the pen's marks.
+    fn count_off_rules(
+        &self,
+        x0: i64,
+        y0: i64,
+        x1: i64,
+        y1: i64,
+        run_x: usize,
+        run_y: usize,
+    ) -> u32 {
         let (w, h) = (self.page.width() as i64, self.page.height() as i64);
-        let mut n = 0;
-        for y in y0.max(0)..y1.min(h) {
-            for x in x0.max(0)..x1.min(w) {
-                n += u32::from(self.dark(x as u32, y as u32));
+        let (x0, y0, x1, y1) = (x0.max(0), y0.max(0), x1.min(w), y1.min(h));
+        if x1 <= x0 || y1 <= y0 {
+            return 0;
+        }
+        let (cw, ch) = ((x1 - x0) as usize, (y1 - y0) as usize);
+        let dark: Vec<bool> = (0..cw * ch)
+            .map(|i| self.dark((x0 + (i % cw) as i64) as u32, (y0 + (i / cw) as i64) as u32))
+            .collect();
+        let mut rule = vec![false; cw * ch];
+        for y in 0..ch {
+            let mut x = 0;
+            while x < cw {
+                let start = x;
+                while x < cw && dark[y * cw + x] {
+                    x += 1;
+                }
+                if x - start >= run_x {
+                    (start..x).for_each(|i| rule[y * cw + i] = true);
+                }
+                x += 1;
             }
         }
-        n
+        for x in 0..cw {
+            let mut y = 0;
+            while y < ch {
+                let start = y;
+                while y < ch && dark[y * cw + x] {
+                    y += 1;
+                }
+                if y - start >= run_y {
+                    (start..y).for_each(|i| rule[i * cw + x] = true);
+                }
+                y += 1;
+            }
+        }
+        dark.iter().zip(&rule).filter(|(d, r)| **d && !**r).count() as u32
     }
     /// Share of dark pixels in column `x`, rows y0..y1.
     fn col_share(&self, x: u32, y0: u32, y1: u32) -> f32 {
@@ -436,10 +490,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
     let mut found = Vec::new();
     for line in lines {
         let ws = words(line);
-        if ws
-            .iter()
-            .any(|w| SIGNATURE_WORDS.contains(&fold(&w.text).as_str()))
-        {
+        if ws.iter().any(|w| is_signature_word(&w.text)) {
             continue;
         }
         for w in &ws {
@@ -489,6 +540,17 @@ fn place_values(
 ) -> Vec<FieldSpot> {
     let (pw, ph) = page.dimensions();
     let margin = pw / 40;
+    // Words that are no label: the writing (and other print).
+    let writing: Vec<[u32; 4]> = lines
+        .iter()
+        .flat_map(|line| {
+            let [_, y, _, h] = line.bbox;
+            words(line)
+                .into_iter()
+                .filter(|w| match_label(&w.text).is_none())
+                .map(move |w| [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h])
+        })
+        .collect();
     labels
         .iter()
         .map(|l| {
@@ -534,9 +596,20 @@ fn place_values(
             // underline to write on starts right of a label, not under it).
             let colon = l.text.ends_with(':');
             let under = ink.rule_below(ly1.saturating_sub(lh / 3), lx, lx1, ly1 + lh);
-            let tall_box = !colon && box_bottom.is_some_and(|b| b > ly1 + 2 * lh);
-            let above_box = !colon && under.is_some();
-            let value_box = if room < 2 * lh || tall_box || above_box {
+            // Without a colon, a rule under the label's print (a box's top or the line
+            // to write on) puts the value below it.
+            // An underline starting right of the label, at its foot: the line to write on.
+            let line_right = ink
+                .rule_below(
+                    ly + lh / 2,
+                    lx1 + lh / 2,
+                    (lx1 + 4 * lh).min(pw),
+                    ly1 + lh / 2,
+                )
+                .is_some();
+            let geometric_below = room < 2 * lh
+                || (!colon && !line_right && (box_bottom.is_some() || under.is_some()));
+            let below_box = {
                 let y0 = under.map_or(ly1, |u| u + 2);
                 let bottom = ink.rule_below(y0 + lh / 2, lx, lx1, (y0 + 4 * lh).min(below));
                 let y1 = bottom
@@ -545,7 +618,8 @@ fn place_values(
                     .max(y0 + lh);
                 let x1 = right_end.max(lx + 6 * lh).min(pw);
                 [lx, y0, x1 - lx, (y1 - y0).min(ph - y0)]
-            } else {
+            };
+            let right_box = {
                 let x0 = lx1 + lh / 4;
                 let mid_above = if above > 0 {
                     (above + ly) / 2
@@ -561,7 +635,26 @@ fn place_values(
                 let y1 = (ly1 + lh / 2).min(mid_below).min(ph);
                 [x0, y0, right_end.saturating_sub(x0).max(1), y1 - y0]
             };
-            let _ = lines;
+            // Writing seen in one place and not the other decides; a blank form
+            // keeps the form's geometry.
+            let holds = |b: [u32; 4]| {
+                writing
+                    .iter()
+                    .filter(|w| {
+                        let (cx, cy) = centre(**w);
+                        cx >= b[0] as f32
+                            && cx <= (b[0] + b[2]) as f32
+                            && cy >= b[1] as f32
+                            && cy <= (b[1] + b[3]) as f32
+                    })
+                    .count()
+            };
+            let value_box = match (holds(right_box) > 0, holds(below_box) > 0) {
+                (true, false) => right_box,
+                (false, true) => below_box,
+                _ if geometric_below => below_box,
+                _ => right_box,
+            };
             FieldSpot {
                 kind: l.kind,
                 label: l.text.clone(),
@@ -586,8 +679,38 @@ pub fn printed_option(word: &str) -> Option<&'static str> {
         "1-0" => Some("1-0"),
         "0-1" => Some("0-1"),
         "½-½" | "1/2-1/2" | "1/2" | "½" | "=" | "½-1/2" | "1/2-½" => Some("1/2-1/2"),
+        // A stacked `½` printed small reads with stray digits round it (`1½-1½2`).
+        w if w.contains('½') && w.chars().count() <= 8 => Some("1/2-1/2"),
         _ => None,
     }
+}
+
+/// `1-0` / `1:0` and `0-1` / `0:1` inside a line's text, not part of a longer number
+/// (a date `21-03-2020` holds `1-0`), with their boxes from the characters' columns.
+fn wins_inside(line: &TextLine) -> Vec<(&'static str, [u32; 4])> {
+    let c: Vec<char> = line.chars.iter().map(|c| c.0).collect();
+    let n = c.len();
+    let [bx, y, bw, h] = line.bbox;
+    let pitch = (bw as f32 / n.max(1) as f32) as u32;
+    let sep = |x: char| matches!(x, '-' | ':' | '–' | '—');
+    let mut out = Vec::new();
+    for i in 0..n.saturating_sub(2) {
+        let result = match (c[i], c[i + 2]) {
+            ('1', '0') => "1-0",
+            ('0', '1') => "0-1",
+            _ => continue,
+        };
+        if !sep(c[i + 1])
+            || (i > 0 && (c[i - 1].is_ascii_digit() || sep(c[i - 1])))
+            || (i + 3 < n && (c[i + 3].is_ascii_digit() || sep(c[i + 3])))
+        {
+            continue;
+        }
+        let x0 = line.chars[i].1.saturating_sub(pitch / 2).max(bx);
+        let x1 = (line.chars[i + 2].1 + pitch / 2).min(bx + bw);
+        out.push((result, [x0, y, x1.saturating_sub(x0).max(1), h]));
+    }
+    out
 }
 
 /// A printed option found: its result and box.
@@ -621,28 +744,82 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
                 });
             }
         }
+        // Options printed close together come out as one word (`1:0Y2:½2`): the wins
+        // are found inside it.
+        for (result, at) in wins_inside(line) {
+            if !opts.iter().any(|o| {
+                o.result == result
+                    && overlap(o.bbox[0], o.bbox[0] + o.bbox[2], at[0], at[0] + at[2]) > 0
+                    && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], at[1], at[1] + at[3]) > 0
+            }) {
+                opts.push(Opt { result, bbox: at });
+            }
+        }
     }
     // A win for each side near each other, in a row or a column.
     let wins: Vec<&Opt> = opts.iter().filter(|o| o.result == "1-0").collect();
     let losses: Vec<&Opt> = opts.iter().filter(|o| o.result == "0-1").collect();
-    let mut best: Option<(f32, &Opt, &Opt)> = None;
+    let draws: Vec<&Opt> = opts.iter().filter(|o| o.result == "1/2-1/2").collect();
+    let near = |a: [u32; 4], b: [u32; 4], reach: f32| {
+        let ((ax, ay), (bx, by)) = (centre(a), centre(b));
+        let h = a[3].max(b[3]) as f32;
+        let row = (ay - by).abs() < h * 0.6 && (bx - ax).abs() < h * reach;
+        let col = (ax - bx).abs() < h * 1.5 && (by - ay).abs() < h * reach * 2.0 / 3.0;
+        (row || col).then(|| (ax - bx).hypot(ay - by))
+    };
+    let mut best: Option<(f32, [u32; 4], [u32; 4])> = None;
     for a in &wins {
         for b in &losses {
-            let (ax, ay) = centre(a.bbox);
-            let (bx, by) = centre(b.bbox);
-            let h = a.bbox[3].max(b.bbox[3]) as f32;
-            let row = (ay - by).abs() < h * 0.6 && (bx - ax).abs() < h * 12.0;
-            let col = (ax - bx).abs() < h * 1.5 && (by - ay).abs() < h * 8.0;
-            if !(row || col) {
-                continue;
-            }
-            let d = (ax - bx).hypot(ay - by);
-            if best.is_none_or(|b| d < b.0) {
-                best = Some((d, a, b));
+            if let Some(d) = near(a.bbox, b.bbox, 12.0)
+                && best.is_none_or(|b| d < b.0)
+            {
+                best = Some((d, a.bbox, b.bbox));
             }
         }
     }
-    let (_, win, loss) = best?;
+    // One win read beside the draw: the other win's print is spoilt (a cross, a tick
+    // across it); it stands mirrored across the draw, on a box of print there if any.
+    let mirror = |a: [u32; 4], d: [u32; 4]| {
+        let ((ax, ay), (dx, dy)) = (centre(a), centre(d));
+        let (cx, cy) = (2.0 * dx - ax, 2.0 * dy - ay);
+        let h = a[3] as f32;
+        lines
+            .iter()
+            .map(|l| l.bbox)
+            .find(|b| {
+                let (x, y) = centre(*b);
+                (x - cx).abs() < h && (y - cy).abs() < h * 0.6 && b[2] as f32 <= 4.0 * h
+            })
+            .unwrap_or([
+                (cx - a[2] as f32 / 2.0).max(0.0) as u32,
+                (cy - a[3] as f32 / 2.0).max(0.0) as u32,
+                a[2],
+                a[3],
+            ])
+    };
+    if best.is_none() {
+        for d in &draws {
+            for w in &wins {
+                if let Some(dist) = near(w.bbox, d.bbox, 6.0) {
+                    best = Some((dist, w.bbox, mirror(w.bbox, d.bbox)));
+                }
+            }
+            for l in &losses {
+                if let Some(dist) = near(l.bbox, d.bbox, 6.0) {
+                    best = Some((dist, mirror(l.bbox, d.bbox), l.bbox));
+                }
+            }
+        }
+    }
+    let (_, win_box, loss_box) = best?;
+    let win = Opt {
+        result: "1-0",
+        bbox: win_box,
+    };
+    let loss = Opt {
+        result: "0-1",
+        bbox: loss_box,
+    };
     let (wx, wy) = centre(win.bbox);
     let (lx, ly) = centre(loss.bbox);
     let (mx, my) = ((wx + lx) / 2.0, (wy + ly) / 2.0);
@@ -731,24 +908,53 @@ fn marked_option(
     } else {
         (w / 2.0 + 0.8 * h, (h / 2.0 + 0.8 * h).min(spacing / 2.0))
     };
-    let amounts: Vec<u32> = options
+    let (run_x, run_y) = ((1.2 * h) as usize, (0.8 * h) as usize);
+    // (all the window's ink, the ink over the option's own print box)
+    let amounts: Vec<(u32, u32)> = options
         .iter()
         .map(|o| {
             let (cx, cy) = centre(o.1);
-            ink.count(
+            let all = ink.count_off_rules(
                 (cx - half_w) as i64,
                 (cy - half_h) as i64,
                 (cx + half_w) as i64,
                 (cy + half_h) as i64,
-            )
+                run_x,
+                run_y,
+            );
+            let [x, y, w, bh] = o.1;
+            let over = ink.count_off_rules(
+                x as i64,
+                y as i64,
+                (x + w) as i64,
+                (y + bh) as i64,
+                run_x,
+                run_y,
+            );
+            (all, over.min(all))
         })
         .collect();
-    let print = *amounts.iter().min().unwrap_or(&0);
-    let added: Vec<f32> = amounts.iter().map(|&a| (a - print) as f32).collect();
+    // Past the print: the ring round the print box (over the least inked ring), plus
+    // what the print box holds past half again the least inked print, three times it
+    // for the draw (options print with different ink: a stacked `½-½` holds up to two
+    // and a half times `1-0`'s; a cross doubles a win's).
+    let ring_min = amounts.iter().map(|a| a.0 - a.1).min().unwrap_or(0);
+    let over_min = amounts.iter().map(|a| a.1).min().unwrap_or(0);
+    let print = over_min;
+    let added: Vec<f32> = amounts
+        .iter()
+        .zip(options)
+        .map(|(&(all, over), o)| {
+            let ring = (all - over - ring_min) as f32;
+            // A stacked `½-½` prints up to two and a half times a win's ink.
+            let heavy = if o.0 == "1/2-1/2" { 3.0 } else { 1.5 };
+            ring + (over as f32 - heavy * over_min as f32).max(0.0)
+        })
+        .collect();
     let mut order: Vec<usize> = (0..added.len()).collect();
     order.sort_by(|&a, &b| added[b].total_cmp(&added[a]));
     let (top, next) = (added[order[0]], added[order[1]]);
-    let floor = (MARK_MIN_SHARE * print as f32).max(0.1 * h * h);
+    let floor = (MARK_MIN_SHARE * print as f32).max(0.07 * h * h);
     let amounts = added
         .iter()
         .map(|a| format!("{a:.0}"))
@@ -849,6 +1055,6 @@ mod tests {
             .unwrap();
         // The event's value runs up to the round's label.
         assert!(event.value_box[0] + event.value_box[2] <= round.label_box[0]);
-        assert!(round.value_box[0] >= 680);
+        assert!(round.value_box[0] >= round.label_box[0] + round.label_box[2]);
     }
 }

@@ -70,6 +70,11 @@ pub struct ValueRead {
     pub note: Option<String>,
 }
 
+/// A reading less sure than this is no value (it stays in `candidates` and the
+/// note): chosen on the generator's tune form families, where it keeps nearly every
+/// right round and board and drops most wrong ones (docs/measurements.md).
+pub const VALUE_FLOOR: f32 = 0.5;
+
 /// Candidates kept per field.
 pub const CANDIDATES: usize = 5;
 
@@ -86,6 +91,8 @@ pub struct SpotText {
     pub name_scores: Vec<Option<f32>>,
     /// Per result spelling the cell reader cannot spell: the text reader's score.
     pub result_scores: Vec<(&'static str, &'static str, f32)>,
+    /// The box holds the printed result options, not a written result.
+    pub printed: bool,
 }
 
 /// Step one of a page's header: the text reader finds the fields, and reads what
@@ -109,7 +116,11 @@ pub fn look(
     cyrillic: bool,
     alphabet: &Alphabet,
 ) -> Looked {
-    let Located { spots, marked } = reader.locate(page, table);
+    let Located {
+        spots,
+        marked,
+        options,
+    } = reader.locate(page, table);
     let cyrillic = cyrillic
         || spots.iter().any(|s| {
             s.label
@@ -119,13 +130,22 @@ pub fn look(
     let spots = spots
         .into_iter()
         .map(|spot| {
-            let crop = ink_crop(page, spot.value_box);
+            // Where the form prints the result options, their print is no written
+            // result: the option marked answers (`marked`).
+            let printed =
+                spot.field == "result" && options.iter().any(|o| overlaps(*o, spot.value_box));
+            let crop = if printed {
+                None
+            } else {
+                ink_crop(page, spot.value_box)
+            };
             let mut text = SpotText {
                 spot,
                 crop,
                 line: None,
                 name_scores: Vec::new(),
                 result_scores: Vec::new(),
+                printed,
             };
             let Some(crop) = text.crop.as_ref() else {
                 return text;
@@ -183,8 +203,13 @@ pub fn read(
             label: s.spot.label.clone(),
             ..ValueRead::default()
         };
-        let Some(cell) = s.crop.as_ref().and(scores.next()) else {
-            v.note = Some("nothing written".into());
+        // (Only the inked spots were read: take the next reading for those alone.)
+        let Some(cell) = s.crop.as_ref().and_then(|_| scores.next()) else {
+            v.note = Some(if s.printed {
+                "the printed result options: the one marked is the result".into()
+            } else {
+                "nothing written".into()
+            });
             out.push(v);
             continue;
         };
@@ -197,6 +222,13 @@ pub fn read(
             "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
             "event" => read_open(&mut v, s.line.as_ref(), looked.cyrillic),
             _ => v.note = Some("not read".into()),
+        }
+        if let Some(value) = v.value.as_ref().filter(|_| v.confidence < VALUE_FLOOR) {
+            v.note = Some(format!(
+                "too doubtful to take: reads `{value}` ({:.2})",
+                v.confidence
+            ));
+            v.value = None;
         }
         out.push(v);
     }
@@ -251,6 +283,11 @@ impl<'a> Cell<'a> {
         let g = self.greedy.clone();
         self.scorer.score_text(&mut self.trie, &g, self.alphabet) - self.total
     }
+}
+
+/// Whether two boxes share pixels.
+fn overlaps(a: [u32; 4], b: [u32; 4]) -> bool {
+    a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]
 }
 
 fn round3(x: f32) -> f32 {
@@ -399,11 +436,13 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
     } else {
         // The text reader's spellings are ones the cell reader cannot read: where it
         // is sure of one, the cell reader's closed set was the wrong one.
-        let mut merged = by_cell.clone();
+        let half = if by_cell.is_empty() { 1.0 } else { 0.5 };
+        let mut merged: Vec<(String, f32)> =
+            by_cell.iter().map(|(r, p)| (r.clone(), p * half)).collect();
         for (r, p) in &by_text {
             match merged.iter_mut().find(|(w, _)| w == r) {
-                Some(e) => e.1 = (e.1 + p) / 2.0,
-                None => merged.push((r.clone(), p / 2.0)),
+                Some(e) => e.1 += p * half,
+                None => merged.push((r.clone(), p * half)),
             }
         }
         merged.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -663,7 +702,13 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
             let (result, bbox) = o.options.get(i)?;
             Some((result.clone(), p, *bbox))
         });
+        let options = form
+            .result_options
+            .as_ref()
+            .map(|o| o.options.iter().map(|(_, b)| *b).collect())
+            .unwrap_or_default();
         Located {
+            options,
             spots: form
                 .fields
                 .into_iter()

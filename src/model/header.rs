@@ -24,6 +24,8 @@ pub struct Located {
     /// The printed result option marked (circled, ticked, crossed): its PGN result,
     /// how sure the reader is (0..1) and the option's box.
     pub marked: Option<(String, f32, [u32; 4])>,
+    /// The printed result options' boxes (`1-0  ½-½  0-1`), marked or not.
+    pub options: Vec<[u32; 4]>,
 }
 
 /// A reader of printed and written text lines (labels, names, events).

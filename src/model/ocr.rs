@@ -450,12 +450,13 @@ impl PrintedReader {
                         (0, f32::NEG_INFINITY),
                         |a, (i, v)| if v > a.1 { (i, v) } else { a },
                     );
-            if best != 0 && best != prev {
-                if let Some(Some(c)) = self.classes.get(best) {
-                    text.push(*c);
-                    frames.push(t);
-                    probs.push(lp.exp());
-                }
+            if best != 0
+                && best != prev
+                && let Some(Some(c)) = self.classes.get(best)
+            {
+                text.push(*c);
+                frames.push(t);
+                probs.push(lp.exp());
             }
             prev = best;
         }
@@ -504,7 +505,13 @@ pub(crate) fn ctc_log_likelihood(
     labels: &[usize],
 ) -> f32 {
     let s = 2 * labels.len() + 1;
-    let ext = |i: usize| if i % 2 == 0 { 0 } else { labels[i / 2] };
+    let ext = |i: usize| {
+        if i.is_multiple_of(2) {
+            0
+        } else {
+            labels[i / 2]
+        }
+    };
     let mut alpha = vec![f32::NEG_INFINITY; s];
     if steps == 0 {
         return if labels.is_empty() {

@@ -84,7 +84,11 @@ fn field_read(v: values::ValueRead, copy: usize, sheet: usize, plies: usize) -> 
         review: false,
     };
     if f.field == "result" && f.value.as_deref() == Some("resigned") {
-        let lost = if plies % 2 == 0 { "0-1" } else { "1-0" };
+        let lost = if plies.is_multiple_of(2) {
+            "0-1"
+        } else {
+            "1-0"
+        };
         f.value = Some(lost.to_string());
         f.note = Some("a resign word: the side to move resigned".into());
     }

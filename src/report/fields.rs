@@ -60,7 +60,9 @@ impl SheetReport {
             return;
         }
         for f in &mut self.fields {
-            f.review = f.value.is_some() && f.confidence < FIELD_REVIEW_BELOW;
+            // (A doubtful reading dropped from `value` keeps its confidence.)
+            f.review =
+                (f.value.is_some() || f.confidence > 0.0) && f.confidence < FIELD_REVIEW_BELOW;
         }
         let mut game = self.game.clone().unwrap_or_default();
         let had_game = self.game.is_some();
