@@ -71,9 +71,9 @@ pub(crate) mod vocab;
 pub use convert::convert_game;
 pub use decode::DEFAULT_BEAM_WIDTH;
 pub use grid::GridParams;
-pub use model::{CellModel, OrtModel, RuntimeParams};
+pub use model::{CellModel, HeaderReader, Located, OrtModel, RuntimeParams, Spot};
 pub use notation::{Notation, Variant};
-pub use page::{PageParams, load_pages, open_pages};
+pub use page::{PageParams, load_page, load_pages, open_pages};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
     CopyRead, CorrectError, CutCell, CutPage, FieldVocab, GameRead, Pipeline, PipelineParams,

@@ -8,6 +8,7 @@
 
 use image::GrayImage;
 
+mod header;
 mod manifest;
 mod onnx;
 // The printed-text reader: the form's labels and printed result options (`form::fields`).
@@ -19,6 +20,7 @@ pub(crate) mod ocr;
 
 /// The reader's output and its classes: the shared vocabulary (see [`crate::vocab`]).
 pub use crate::vocab::{Alphabet, CellScores};
+pub use header::{HeaderReader, Located, Spot};
 #[cfg(any(test, feature = "internals"))]
 pub use manifest::{InputSpec, OutputSpec};
 pub use manifest::{Manifest, SecondLook};
@@ -57,6 +59,12 @@ pub trait CellModel {
     /// How the decoder's confidences map to probabilities with this reader (from its
     /// manifest); none by default.
     fn calibration(&self) -> Option<&crate::vocab::Calibration> {
+        None
+    }
+
+    /// The reader of the form's printed labels and written header lines that comes
+    /// with this model, if any; without one no header field is read.
+    fn header_reader(&mut self) -> Option<&mut dyn HeaderReader> {
         None
     }
 }

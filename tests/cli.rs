@@ -1880,6 +1880,50 @@ fn copies_with_names_that_say_nothing_are_joined_by_what_they_read() {
 }
 
 #[test]
+fn the_pages_of_one_scanner_pdf_are_joined_as_copies_by_what_they_read() {
+    // A round often comes as one PDF: its pages 1 and 3 hold one game (its two copies),
+    // page 2 another. The two pages are read again as the game's two copies, named by
+    // their pages; page 2 is written alone, under the file's page stem.
+    let dir = tempfile::tempdir().unwrap();
+    let scans = dir.path().join("scans");
+    std::fs::create_dir(&scans).unwrap();
+    let a = root().join("samples/synth_pl_2.jpg");
+    let b = root().join("samples/synth_ru_1.jpg");
+    let bytes = pdf::pdf_of_jpegs(&[Some(&a), Some(&b), Some(&a)]);
+    std::fs::write(scans.join("round.pdf"), bytes).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&scans));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        file_names(&out_dir),
+        [
+            "round+round_p3.json",
+            "round+round_p3.pgn",
+            "round_p2.json",
+            "round_p2.pgn"
+        ]
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("round.pdf and ") && err.contains("round.pdf#page3 read as the two copies"),
+        "{err}"
+    );
+    let report = json(&out_dir.join("round+round_p3.json"));
+    let sources: Vec<&str> = report["copies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources.len(), 2, "{report}");
+    assert!(sources[1].ends_with("round.pdf#page3"), "{sources:?}");
+    assert_eq!(report["joined"]["by"], "content");
+}
+
+#[test]
 fn a_shard_joins_by_content_only_the_copies_it_holds() {
     // Shards split by name, so content is compared within a shard: with 2 shards
     // `scan_0001` and `scan_0003` fall to shard 1 and are joined; with 3 they fall to

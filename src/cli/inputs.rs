@@ -19,6 +19,9 @@ const OUTPUT_EXTENSIONS: [&str; 3] = ["pgn", "json", "html"];
 pub struct Input {
     pub path: PathBuf,
     pub stem: String,
+    /// The page of a multi-page file (from 0) a game read from several files takes;
+    /// a sheet read alone reads all its pages.
+    pub page: usize,
 }
 
 fn has_extension(p: &Path, list: &[&str]) -> bool {
@@ -203,7 +206,11 @@ fn unique_stems(files: Vec<PathBuf>) -> Vec<Input> {
             if *n > 1 {
                 stem = format!("{stem}_{n}");
             }
-            Input { path, stem }
+            Input {
+                path,
+                stem,
+                page: 0,
+            }
         })
         .collect()
 }
@@ -488,6 +495,7 @@ mod tests {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned(),
+            page: 0,
         };
         let inputs = vec![
             input("r1/r3b12.jpg"),
@@ -553,6 +561,7 @@ mod tests {
             Job::One(Input {
                 path: PathBuf::from(format!("{stem}.jpg")),
                 stem: stem.to_string(),
+                page: 0,
             })
         };
         let names: Vec<String> = (0..200)
@@ -646,6 +655,7 @@ mod tests {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned(),
+            page: 0,
         };
         let inputs = vec![
             input("s/053_0.jpg"),

@@ -16,6 +16,7 @@ use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Job};
 use super::{EXIT_SOME_FAILED, EXIT_USAGE, diag};
 
+mod boards;
 mod copies;
 mod jobs;
 
@@ -26,7 +27,8 @@ use jobs::{Batch, Outcome, read_any, release_held};
 #[derive(clap::Args, Debug)]
 pub struct TableArgs {
     /// The tournament's pairings (CSV, .xlsx or .ods with a header row): PGN headers
-    /// for every sheet whose file name (r3b12, 3-12) or the sheet map names its game.
+    /// for every sheet whose file name (r3b12, 3-12) or the sheet map names its game;
+    /// other games are placed on the board their header (board, round, names) fits.
     #[arg(long, value_name = "FILE")]
     pub pairings: Option<PathBuf>,
     /// The round of a pairing table that has no round column.
@@ -151,6 +153,9 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     let pipeline = Pipeline::new(params);
     let bar = progress(todo.len(), args.model.quiet);
     let threads = workers(jobs)?;
+    // Games no name places wait for the whole batch to be placed by their fields.
+    let place = pairings.as_ref().is_some_and(|p| !p.games.is_empty());
+    let hold = budget.is_some() || args.pairs || place;
     let mut settings = args.model.read_settings();
     settings.review_budget = budget;
     let producer = Producer {
@@ -165,8 +170,9 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                 let target = Batch {
                     out,
                     producer: &producer,
-                    // held for the review budget, or to join copies by content
-                    hold: budget.is_some() || args.pairs,
+                    // held for the review budget, to join copies by content, or to
+                    // place games on boards by what they say
+                    hold,
                     pairings: pairings.as_ref(),
                     round_file: args.pgn_out.is_some(),
                 };
@@ -203,6 +209,9 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             threads.install(|| jobs.par_iter().map(&read_pair).collect())
         });
     }
+    if let Some(p) = pairings.as_ref().filter(|_| place) {
+        boards::place_by_fields(&mut outcomes, p);
+    }
     if let Some(percent) = budget {
         release_held(
             &mut outcomes,
@@ -210,7 +219,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
             args.out.as_deref(),
             args.pgn_out.is_some(),
         );
-    } else if args.pairs {
+    } else if hold {
         copies::emit_held(&mut outcomes, args.out.as_deref(), args.pgn_out.is_some());
     }
     finish_batch(&args, &outcomes, missing, started)

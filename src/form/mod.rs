@@ -23,3 +23,4 @@ pub(crate) mod result;
 pub(crate) mod result_box;
 pub(crate) mod rows;
 pub(crate) mod scores;
+pub(crate) mod values;

@@ -64,7 +64,7 @@ const SPELLINGS: &[(&str, &str)] = &[
 /// `src/resign_words.tsv`, in its order (the one list; `training/common.py`'s
 /// `RESIGN_WORDS` draws from it; scored through `glyph::canonical`, so `resigns` is the
 /// reader's `reSignS`). The side to move after the last move resigned.
-static RESIGN_WORDS: std::sync::LazyLock<Vec<&str>> = std::sync::LazyLock::new(|| {
+pub(crate) static RESIGN_WORDS: std::sync::LazyLock<Vec<&str>> = std::sync::LazyLock::new(|| {
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/resign_words.tsv"))
         .lines()
         .filter(|line| !line.starts_with('#'))

@@ -30,6 +30,9 @@ pub struct RuntimeParams {
     pub max_batch: usize,
     /// Read unsure cells again as the manifest's `second_look` says (when it has one).
     pub second_look: bool,
+    /// Read the form's header fields with the printed-text reader (loaded on the
+    /// first sheet that needs it).
+    pub header_fields: bool,
 }
 
 impl Default for RuntimeParams {
@@ -39,6 +42,7 @@ impl Default for RuntimeParams {
             threads: 1,
             max_batch: 16,
             second_look: true,
+            header_fields: true,
         }
     }
 }
@@ -145,6 +149,15 @@ pub struct OrtModel {
     alphabet: Alphabet,
     max_batch: usize,
     second_look: Option<SecondLook>,
+    header: HeaderSlot,
+}
+
+/// The printed-text reader an [`OrtModel`] hands out for the header fields.
+enum HeaderSlot {
+    Off,
+    Unloaded(RuntimeParams),
+    Ready(Box<super::ocr::PrintedReader>),
+    Failed,
 }
 
 impl OrtModel {
@@ -223,6 +236,11 @@ impl OrtModel {
             alphabet,
             max_batch: params.max_batch.max(1),
             second_look,
+            header: if params.header_fields {
+                HeaderSlot::Unloaded(params.clone())
+            } else {
+                HeaderSlot::Off
+            },
         })
     }
 
@@ -306,6 +324,27 @@ impl CellModel for OrtModel {
 
     fn calibration(&self) -> Option<&crate::vocab::Calibration> {
         self.manifest.calibration.as_ref()
+    }
+
+    fn header_reader(&mut self) -> Option<&mut dyn super::HeaderReader> {
+        if let HeaderSlot::Unloaded(params) = &self.header {
+            self.header = match super::ocr::PrintedReader::embedded(params) {
+                Ok(r) => HeaderSlot::Ready(Box::new(r)),
+                Err(e) => {
+                    static SAID: std::sync::Once = std::sync::Once::new();
+                    SAID.call_once(|| {
+                        eprintln!(
+                            "warning: the printed-text reader did not load ({e}): header fields are not read"
+                        );
+                    });
+                    HeaderSlot::Failed
+                }
+            };
+        }
+        match &mut self.header {
+            HeaderSlot::Ready(r) => Some(r.as_mut()),
+            _ => None,
+        }
     }
 
     fn read_once(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {

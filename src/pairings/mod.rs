@@ -8,6 +8,7 @@
 //! A sheet that names no game, or a game the pairings do not hold, gets no headers and
 //! a warning: never a guess.
 
+pub mod assign;
 pub mod names;
 pub mod table;
 pub mod trf;
@@ -246,6 +247,35 @@ impl Pairings {
             else {
                 return Lookup::NoPairing { round, board, game };
             };
+            self.fill(&mut game, Some(p), Some(round));
+        } else {
+            self.fill(&mut game, None, Some(round));
+        }
+        Lookup::Found(game)
+    }
+
+    /// The game of pairing `index` (its round and board said to come from `named_by`;
+    /// a pairing without a round takes `round`, the one the sheet names), with its
+    /// headers as [`Pairings::game_for`] gives them.
+    pub fn game_of(&self, index: usize, round: Option<u32>, named_by: Source) -> GameInfo {
+        let p = &self.games[index];
+        let round = p.round.or(round);
+        let mut game = GameInfo {
+            board: Some(p.board),
+            ..GameInfo::default()
+        };
+        if let Some(r) = round {
+            game.set("round", r.to_string(), named_by);
+        }
+        game.from.insert("board".into(), named_by);
+        self.fill(&mut game, Some(p), round);
+        game
+    }
+
+    /// Fills `game` from the pairing `p` (players, ratings, result, event...), then
+    /// what that left unknown from the players file.
+    fn fill(&self, game: &mut GameInfo, p: Option<&Pairing>, round: Option<u32>) {
+        if let Some(p) = p {
             let number = |n: Option<u64>| n.map(|n| n.to_string());
             let given = [
                 ("white", Some(p.white.clone())),
@@ -283,7 +313,10 @@ impl Pairings {
                 ),
                 (
                     "result",
-                    white.and_then(|w| trf.result(w, round)).map(str::to_string),
+                    white
+                        .zip(round)
+                        .and_then(|(w, r)| trf.result(w, r))
+                        .map(str::to_string),
                 ),
                 (
                     "black_elo",
@@ -302,7 +335,6 @@ impl Pairings {
                 }
             }
         }
-        Lookup::Found(game)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Image files -> read games: the stages chained, and nothing else. One read flow
 //! (`read.rs`) takes a game of one or two copies, each of one or more sheets; reports
-//! are built in `build.rs`, the game's end read in `ending.rs`, cells cut for front
+//! are built in `build.rs`, the game's end read in `ending.rs`, the header fields in `fields.rs`, cells cut for front
 //! ends in `cells.rs`, sources of reports in `sources.rs`, re-reads in `reread.rs`.
 //! The shared types live in `params.rs` and `game.rs`, which import no other file here.
 //!
@@ -18,6 +18,7 @@
 mod build;
 mod cells;
 mod ending;
+mod fields;
 mod game;
 mod params;
 mod read;

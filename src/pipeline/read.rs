@@ -16,6 +16,7 @@ use super::build::{
     add_copies, add_das_copies, add_sheets, build_das_report, build_report, no_game,
 };
 use super::ending::{add_written_result, result_in_last_move};
+use super::fields::read_fields;
 use super::game::{CopyRead, GameRead};
 use super::params::{PipelineParams, SheetError, SheetOptions};
 use super::sources::source_name;
@@ -271,6 +272,10 @@ impl Pipeline {
             add_copies(&mut report, &copies, &decoded, model.alphabet());
         }
         add_written_result(&self.params, &mut report, &decoded, &copies, model)?;
+        let cyrillic = form == Some(Notation::Ru) || decoded.notation == Notation::Ru;
+        let plies = decoded.moves.len();
+        report.fields = read_fields(&self.params, &copies, model, options, plies, cyrillic)?;
+        report.apply_fields();
         Ok(GameRead {
             copies,
             decoded,

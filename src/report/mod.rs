@@ -4,6 +4,7 @@
 //! against its field names, so fields are only ever added, never renamed.
 
 mod budget;
+mod fields;
 mod headers;
 mod kinds;
 mod pgn;
@@ -19,6 +20,7 @@ use crate::decode::GameStatus;
 pub use kinds::{MoveState, Source};
 
 pub use budget::flag_least_sure;
+pub use fields::{FIELD_COPY_FLOOR, FIELD_REVIEW_BELOW};
 pub use headers::{HEADER_FIELDS, HeaderCorrection, normalise_result};
 pub use pgn::{PgnTags, to_pgn};
 pub use review::{MATCH_MARKS, ReviewSheet, match_key, review_html};
@@ -124,6 +126,10 @@ pub struct FieldRead {
     /// Why `value` is missing or doubtful.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// True when a human should look: read with less than the fields' review
+    /// threshold, or the copies disagree.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub review: bool,
 }
 
 /// One closed-vocabulary candidate for a field and its score (a probability, 0..1,
@@ -171,6 +177,11 @@ pub struct GameInfo {
     pub result_review: Option<String>,
     #[serde(default)]
     pub from: BTreeMap<String, Source>,
+    /// Fields where the sheet says something else than the value kept (the pairings'
+    /// or a human's), or where the sheet's reading is doubtful: field -> both values,
+    /// for a human to settle.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub review: BTreeMap<String, String>,
 }
 
 impl GameInfo {
@@ -470,6 +481,11 @@ impl SheetReport {
             .copied()
             .unwrap_or(Source::Pairings);
         let written = (self.result_from == Some(Source::Sheet)).then(|| self.result.clone());
+        let where_ = if self.result_cell.is_some() {
+            "after the last move"
+        } else {
+            "on the form"
+        };
         game.result_review = None;
         match (&game.result, mate) {
             (Some(r), true) if *r != self.result => {
@@ -484,9 +500,8 @@ impl SheetReport {
             }
             (Some(r), false) => {
                 if let Some(w) = written.as_ref().filter(|w| *w != r) {
-                    game.result_review = Some(format!(
-                        "the sheet says {w} after the last move; the {source} say {r}"
-                    ));
+                    game.result_review =
+                        Some(format!("the sheet says {w} {where_}; the {source} say {r}"));
                 }
                 self.result = r.clone();
                 self.result_from = Some(source);
@@ -499,6 +514,7 @@ impl SheetReport {
             }
         }
         self.game = Some(game);
+        self.apply_fields();
     }
 
     /// Recomputes [`SheetReport::summary`] from the moves.

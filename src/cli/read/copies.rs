@@ -12,12 +12,19 @@ use super::jobs::{Outcome, emit, new_outcome};
 
 /// The game a held report reads (SAN, ply order), if the outcome is one sheet read
 /// alone without errors or human corrections: a sheet a human has corrected stays as
-/// its report is, and a file of several pages is read page by page.
+/// its report is.
 fn single_game(job: &Job, o: &Outcome) -> Option<Vec<String>> {
-    let (Job::One(_), [(_, report)], true) = (job, o.held.as_slice(), o.errors.is_empty()) else {
+    let (Job::One(_), [_], true) = (job, o.held.as_slice(), o.errors.is_empty()) else {
         return None;
     };
-    if !report.corrections.is_empty() || !report.copies.is_empty() {
+    page_game(o, 0)
+}
+
+/// The game held report `k` of an outcome reads (SAN, ply order), if read alone and
+/// not corrected by a human.
+fn page_game(o: &Outcome, k: usize) -> Option<Vec<String>> {
+    let report = &o.held.get(k)?.1;
+    if !report.corrections.is_empty() || !report.copies.is_empty() || !report.sheets.is_empty() {
         return None;
     }
     let mut plies: Vec<(u32, &str)> = report
@@ -30,11 +37,28 @@ fn single_game(job: &Job, o: &Outcome) -> Option<Vec<String>> {
     Some(plies.into_iter().map(|(_, san)| san.to_string()).collect())
 }
 
-/// Joins the sheets of `todo` read alone (`outcomes[i]` is `todo[i]`'s, reports held)
-/// that hold the same game: each join is one stderr line naming both files (a warning
-/// when doubtful), sheets that tie are a warning and stay alone; `read` reads the
-/// joined pairs (reports held), and each pair's outcome, its report marked
-/// [`Joined`], replaces its two sheets' outcomes. A pair that fails to read leaves its
+/// Each sheet of `todo` read alone that may be a copy: (job, held report, its game).
+/// A sheet file gives one; a multi-page file (a scanner's PDF) one per page read.
+fn candidates(todo: &[Job], outcomes: &[Outcome]) -> Vec<(usize, usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for (i, (job, o)) in todo.iter().zip(outcomes).enumerate() {
+        if !matches!(job, Job::One(_)) {
+            continue;
+        }
+        for k in 0..o.held.len() {
+            if let Some(game) = page_game(o, k) {
+                out.push((i, k, game));
+            }
+        }
+    }
+    out
+}
+
+/// Joins the sheets of `todo` read alone (`outcomes[i]` is `todo[i]`'s, reports held;
+/// each page of a multi-page file is a sheet) that hold the same game: each join is
+/// one stderr line naming both sheets (a warning when doubtful), sheets that tie are a
+/// warning and stay alone; `read` reads the joined pairs (reports held), and each
+/// pair's report, marked [`Joined`], replaces its two sheets' reports. A pair that fails to read leaves its
 /// sheets as they were read. With `sharded`, says that only this shard's sheets were
 /// compared.
 pub(super) fn join_by_content(
@@ -43,11 +67,9 @@ pub(super) fn join_by_content(
     sharded: bool,
     read: impl FnOnce(&[Job]) -> Vec<Outcome>,
 ) {
-    let (at, games): (Vec<usize>, Vec<Vec<String>>) = todo
-        .iter()
-        .zip(outcomes.iter())
-        .enumerate()
-        .filter_map(|(i, (job, o))| Some((i, single_game(job, o)?)))
+    let (at, games): (Vec<(usize, usize)>, Vec<Vec<String>>) = candidates(todo, outcomes)
+        .into_iter()
+        .map(|(i, k, g)| ((i, k), g))
         .unzip();
     if games.len() < 2 {
         return;
@@ -59,10 +81,11 @@ pub(super) fn join_by_content(
         ));
     }
     let Matches { joins, ties, .. } = match_games(&games);
-    let name = |k: usize| match &todo[at[k]] {
-        Job::One(input) => input.path.display().to_string(),
-        Job::Game(_, stem) => stem.clone(),
-    };
+    let names: Vec<String> = at
+        .iter()
+        .map(|&(i, k)| outcomes[i].held[k].1.source.clone())
+        .collect();
+    let name = |k: usize| names[k].clone();
     // One warning for each group of sheets that may hold one game, however many of
     // them are left alone.
     let groups: std::collections::BTreeSet<Vec<usize>> = ties
@@ -82,9 +105,26 @@ pub(super) fn join_by_content(
         ));
     }
     let mut pairs = Vec::with_capacity(joins.len());
+    // The input of a candidate: its file, and its page where the file has several.
+    let input = |k: usize| -> Option<(super::super::inputs::Input, String)> {
+        let (i, h) = at[k];
+        let Job::One(input) = &todo[i] else {
+            return None;
+        };
+        let stem = outcomes[i].held[h].0.clone();
+        let page = outcomes[i].held[h].1.page.index;
+        Some((
+            super::super::inputs::Input {
+                page,
+                stem: stem.clone(),
+                ..input.clone()
+            },
+            stem,
+        ))
+    };
+    let mut joined = Vec::with_capacity(joins.len());
     for j in &joins {
-        let (a, b) = (&todo[at[j.a]], &todo[at[j.b]]);
-        let (Job::One(x), Job::One(y)) = (a, b) else {
+        let (Some((x, xs)), Some((y, ys))) = (input(j.a), input(j.b)) else {
             continue;
         };
         let line = format!(
@@ -101,11 +141,13 @@ pub(super) fn join_by_content(
                 "warning: {line}, a doubtful join: check the game, or read the two apart without --pairs"
             )
         });
-        let stem = format!("{}+{}", x.stem, y.stem);
-        pairs.push(Job::Game(vec![vec![x.clone()], vec![y.clone()]], stem));
+        pairs.push(Job::Game(vec![vec![x], vec![y]], format!("{xs}+{ys}")));
+        joined.push(j);
     }
     let read = read(&pairs);
-    for (j, mut o) in joins.iter().zip(read) {
+    // Held reports replaced by their pair's, removed once all pairs are in.
+    let mut gone: Vec<(usize, usize)> = Vec::new();
+    for (j, o) in joined.into_iter().zip(read) {
         for e in o.errors.iter().chain(&o.notes) {
             diag(e);
         }
@@ -117,14 +159,24 @@ pub(super) fn join_by_content(
             ));
             continue;
         }
-        o.held[0].1.joined = Some(Joined {
+        let (stem, mut report) = o.held.into_iter().next().expect("one held report");
+        report.joined = Some(Joined {
             by: "content".into(),
             agree: j.agree,
             of: j.of,
             sure: j.sure,
         });
-        outcomes[at[j.a]] = o;
-        outcomes[at[j.b]] = new_outcome();
+        gone.extend([at[j.a], at[j.b]]);
+        // Two sheets read as one game: one report in place of two.
+        outcomes[at[j.b].0].sheets -= 1;
+        let into = &mut outcomes[at[j.a].0];
+        into.sheets = into.sheets - 1 + o.sheets;
+        into.held.push((stem, report));
+        into.claims.extend(o.claims);
+    }
+    gone.sort_unstable();
+    for &(i, k) in gone.iter().rev() {
+        outcomes[i].held.remove(k);
     }
 }
 

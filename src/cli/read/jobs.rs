@@ -6,8 +6,8 @@ use std::path::Path;
 
 use scoresheet::{
     CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
-    SheetError, SheetOptions, SheetReport, flag_least_sure, load_pages, open_pages, to_pgn,
-    write_atomic,
+    SheetError, SheetOptions, SheetReport, flag_least_sure, load_page, load_pages, open_pages,
+    to_pgn, write_atomic,
 };
 
 use super::super::inputs::{Input, Job};
@@ -88,6 +88,8 @@ fn finish(o: &mut Outcome, mut report: SheetReport, earlier: Earlier, t: &Target
                 }
                 report.set_game(game);
             }
+            // Held with pairings to place: placed (or warned of) with the batch.
+            Lookup::Unnamed if t.batch.hold && !p.games.is_empty() => {}
             Lookup::Unnamed => o.notes.push(format!(
                 "{source}: warning: neither the file name (r3b12, 3-12) nor the sheet map names its round and board; headers left unknown"
             )),
@@ -281,7 +283,11 @@ fn read_corrected(
     let options = SheetOptions {
         locked: scoresheet::corrections::locks(&earlier.corrections),
         header_rows: earlier.header_rows.clone(),
-        ..Default::default()
+        vocab: t
+            .batch
+            .pairings
+            .map(super::boards::vocab_of)
+            .unwrap_or_default(),
     };
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
@@ -308,8 +314,14 @@ fn read_game(
     for sheets in copies {
         let mut copy = Vec::with_capacity(sheets.len());
         for input in sheets {
-            match load_pages(&input.path, &pipeline.params().page) {
-                Ok(mut p) => copy.push(p.swap_remove(0)),
+            // (A later page of a PDF or TIFF: a copy found by content among its pages.)
+            let page = if input.page == 0 {
+                load_pages(&input.path, &pipeline.params().page).map(|mut p| p.swap_remove(0))
+            } else {
+                load_page(&input.path, input.page, &pipeline.params().page)
+            };
+            match page {
+                Ok(p) => copy.push(p),
                 Err(e) => o.errors.push(e.to_string()),
             }
         }

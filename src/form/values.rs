@@ -1,0 +1,784 @@
+//! The values written in a form's header fields -> what they say: the round and board
+//! (digits), the date, the result written on a labelled line or marked among printed
+//! options, the players' names and the event.
+//!
+//! A value box is first tested for ink against the paper around it (the printed line
+//! it is written on taken out): a blank box gives no value, never a guess. Numbers,
+//! dates and results are read by the cell reader (its alphabet holds the digits, `.`,
+//! `/`, `-`, `:`, `½`, `=` and the resign words' letters): a number and a result are
+//! scored with the CTC forward algorithm against a closed set (the pairings' rounds,
+//! `1..=MAX_NUMBER`, the result spellings), as moves are. Names and the event need the
+//! printed-text reader ([`HeaderReader`]): with the pairings' names each name is
+//! scored against the written box, and the cell reader adds its score where its
+//! alphabet spells every candidate; without them the line is read open. The text
+//! reader's dictionary is Latin: a name or event on a Russian form is not read open
+//! (the note says so), nothing is made up.
+//!
+//! Reading is in two steps because the text reader comes from the cell model
+//! ([`CellModel::header_reader`]): [`look`] (text reader: the spots, the open lines,
+//! the candidates' scores), then [`read`] (cell reader).
+
+use image::GrayImage;
+
+use super::result::RESIGN_WORDS;
+use crate::decode::{CellScorer, Trie};
+use crate::glyph::canonical_str;
+use crate::model::{CellModel, HeaderReader, Located, ModelError, Spot};
+use crate::vocab::{Alphabet, CellScores};
+
+/// Numbers read without a closed set of rounds: `1..=MAX_NUMBER` (boards of a large
+/// open, rounds).
+const MAX_NUMBER: u32 = 300;
+
+/// How far (nats) the best closed-set reading may fall short of the reader's own best
+/// reading before its confidence is cut (a digit read as a letter costs a few nats).
+const FIT_SLACK: f32 = 3.0;
+
+/// A pixel darker than the paper by this much (0..255) is ink.
+const INK_DELTA: u8 = 70;
+
+/// A value box with fewer ink pixels than this share of its area (and than
+/// [`MIN_INK_PIXELS`]) holds nothing written.
+const MIN_INK_SHARE: f32 = 0.004;
+const MIN_INK_PIXELS: usize = 40;
+
+/// A row of a value box darker than this share is a printed rule (the line written
+/// on), not ink; a column darker than [`EDGE_SHARE`] is a box's edge (a tall letter
+/// may darken half a short box's column).
+const RULE_SHARE: f32 = 0.5;
+const EDGE_SHARE: f32 = 0.9;
+
+/// The closed vocabularies the pairings give.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Vocab<'a> {
+    pub names: &'a [String],
+    pub rounds: &'a [String],
+}
+
+/// One field's value as read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValueRead {
+    pub field: String,
+    /// `None`: nothing (readable) written; `note` says why.
+    pub value: Option<String>,
+    pub confidence: f32,
+    pub bbox: [u32; 4],
+    pub label: Option<String>,
+    /// Closed-set candidates and their probabilities, best first (at most
+    /// [`CANDIDATES`]).
+    pub candidates: Vec<(String, f32)>,
+    pub note: Option<String>,
+}
+
+/// A reading less sure than this is no value (it stays in `candidates` and the
+/// note): chosen on the generator's tune form families, where it keeps nearly every
+/// right round and board and drops most wrong ones (docs/measurements.md).
+pub const VALUE_FLOOR: f32 = 0.5;
+
+/// Candidates kept per field.
+pub const CANDIDATES: usize = 5;
+
+/// What the text reader saw of one spot (step one).
+#[derive(Clone, Debug)]
+pub struct SpotText {
+    pub spot: Spot,
+    /// The value's ink, cut out close (None: the box is blank).
+    pub crop: Option<GrayImage>,
+    /// The text reader's open reading and its probability.
+    pub line: Option<(String, f32)>,
+    /// Per name of the vocabulary (in its order): the text reader's log-likelihood
+    /// (None where it cannot spell the name).
+    pub name_scores: Vec<Option<f32>>,
+    /// Per result spelling the cell reader cannot spell: the text reader's score.
+    pub result_scores: Vec<(&'static str, &'static str, f32)>,
+    /// The box holds the printed result options, not a written result.
+    pub printed: bool,
+}
+
+/// Step one of a page's header: the text reader finds the fields, and reads what
+/// needs it.
+pub struct Looked {
+    pub spots: Vec<SpotText>,
+    pub marked: Option<(String, f32, [u32; 4])>,
+    /// The form's labels or headings are Russian: names and the event are likely
+    /// written in Cyrillic.
+    pub cyrillic: bool,
+}
+
+/// Step one: the fields of `page` found by `reader`, each value box tested for ink,
+/// and what the text reader must read (names, event, the result spellings the cell
+/// reader cannot spell). `cyrillic`: the form's headings are Russian.
+pub fn look(
+    page: &GrayImage,
+    table: Option<[u32; 4]>,
+    reader: &mut dyn HeaderReader,
+    vocab: Vocab,
+    cyrillic: bool,
+    alphabet: &Alphabet,
+) -> Looked {
+    let Located {
+        spots,
+        marked,
+        options,
+    } = reader.locate(page, table);
+    let cyrillic = cyrillic
+        || spots.iter().any(|s| {
+            s.label
+                .as_deref()
+                .is_some_and(|l| l.chars().any(is_cyrillic))
+        });
+    let spots = spots
+        .into_iter()
+        .map(|spot| {
+            // Where the form prints the result options, their print is no written
+            // result: the option marked answers (`marked`).
+            let printed =
+                spot.field == "result" && options.iter().any(|o| overlaps(*o, spot.value_box));
+            let crop = if printed {
+                None
+            } else {
+                ink_crop(page, spot.value_box)
+            };
+            let mut text = SpotText {
+                spot,
+                crop,
+                line: None,
+                name_scores: Vec::new(),
+                result_scores: Vec::new(),
+                printed,
+            };
+            let Some(crop) = text.crop.as_ref() else {
+                return text;
+            };
+            match text.spot.field.as_str() {
+                "white" | "black" if !vocab.names.is_empty() => {
+                    text.name_scores = vocab
+                        .names
+                        .iter()
+                        .map(|n| reader.spells(n).then(|| reader.score(crop, n)))
+                        .collect();
+                }
+                "white" | "black" | "event" => text.line = Some(reader.read_line(crop)),
+                "date" => text.line = Some(reader.read_line(crop)),
+                "result" => {
+                    let spelt: Vec<(&'static str, &'static str)> = result_spellings()
+                        .filter(|(s, _)| !spells(alphabet, s) && reader.spells(s))
+                        .collect();
+                    text.result_scores = spelt
+                        .into_iter()
+                        .map(|(s, r)| (s, r, reader.score(crop, s)))
+                        .collect();
+                }
+                _ => {}
+            }
+            text
+        })
+        .collect();
+    Looked {
+        spots,
+        marked,
+        cyrillic,
+    }
+}
+
+/// Step two: every field of `looked` read (the cell reader's share), in the order the
+/// form prints them; the marked result option last, as a `result` field.
+///
+/// # Errors
+/// When the model fails.
+pub fn read(
+    looked: &Looked,
+    model: &mut dyn CellModel,
+    vocab: Vocab,
+    floor: f32,
+) -> Result<Vec<ValueRead>, ModelError> {
+    let crops: Vec<GrayImage> = looked.spots.iter().filter_map(|s| s.crop.clone()).collect();
+    let mut scores = model.read_once(&crops)?.into_iter();
+    let alphabet = model.alphabet().clone();
+    let mut out = Vec::with_capacity(looked.spots.len() + 1);
+    for s in &looked.spots {
+        let mut v = ValueRead {
+            field: s.spot.field.clone(),
+            bbox: s.spot.value_box,
+            label: s.spot.label.clone(),
+            ..ValueRead::default()
+        };
+        // (Only the inked spots were read: take the next reading for those alone.)
+        let Some(cell) = s.crop.as_ref().and_then(|_| scores.next()) else {
+            v.note = Some(if s.printed {
+                "the printed result options: the one marked is the result".into()
+            } else {
+                "nothing written".into()
+            });
+            out.push(v);
+            continue;
+        };
+        let mut cell = Cell::new(&cell, &alphabet, floor);
+        match v.field.as_str() {
+            "round" => read_number(&mut v, &mut cell, vocab.rounds),
+            "board" => read_number(&mut v, &mut cell, &[]),
+            "date" => read_date(&mut v, &mut cell, s.line.as_ref()),
+            "result" => read_result(&mut v, &mut cell, &s.result_scores),
+            "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
+            "event" => read_open(&mut v, s.line.as_ref(), looked.cyrillic),
+            _ => v.note = Some("not read".into()),
+        }
+        if let Some(value) = v.value.as_ref().filter(|_| v.confidence < VALUE_FLOOR) {
+            v.note = Some(format!(
+                "too doubtful to take: reads `{value}` ({:.2})",
+                v.confidence
+            ));
+            v.value = None;
+        }
+        out.push(v);
+    }
+    if let Some((result, p, bbox)) = &looked.marked {
+        out.push(ValueRead {
+            field: "result".into(),
+            value: Some(result.clone()),
+            confidence: round3(*p),
+            bbox: *bbox,
+            note: Some("marked among the printed options".into()),
+            ..ValueRead::default()
+        });
+    }
+    Ok(out)
+}
+
+/// A value crop's reading by the cell reader, ready to score strings against.
+struct Cell<'a> {
+    scorer: CellScorer,
+    trie: Trie,
+    total: f32,
+    alphabet: &'a Alphabet,
+    greedy: String,
+}
+
+impl<'a> Cell<'a> {
+    fn new(scores: &CellScores, alphabet: &'a Alphabet, floor: f32) -> Self {
+        let scorer = CellScorer::new(scores, alphabet, floor);
+        let mut trie = Trie::default();
+        trie.reset(&scorer);
+        let total = scorer.total_mass();
+        Cell {
+            scorer,
+            trie,
+            total,
+            alphabet,
+            greedy: alphabet.greedy(scores),
+        }
+    }
+
+    /// Log share of the crop's mass that `text` holds (the reader's glyphs).
+    fn log_share(&mut self, text: &str) -> f32 {
+        let text = canonical_str(text);
+        self.scorer.score_text(&mut self.trie, &text, self.alphabet) - self.total
+    }
+
+    /// Log share of the reader's own best reading (0 share when it reads nothing).
+    fn own(&mut self) -> f32 {
+        if self.greedy.is_empty() {
+            return f32::NEG_INFINITY;
+        }
+        let g = self.greedy.clone();
+        self.scorer.score_text(&mut self.trie, &g, self.alphabet) - self.total
+    }
+}
+
+/// Whether two boxes share pixels.
+fn overlaps(a: [u32; 4], b: [u32; 4]) -> bool {
+    a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]
+}
+
+fn round3(x: f32) -> f32 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn is_cyrillic(c: char) -> bool {
+    ('\u{0400}'..='\u{04FF}').contains(&c)
+}
+
+/// Whether the cell reader spells `text`.
+fn spells(alphabet: &Alphabet, text: &str) -> bool {
+    alphabet.encode(&canonical_str(text)).is_some()
+}
+
+/// Softmax of `(value, log score)` pairs, merged by value, best first.
+fn softmax(scored: &[(String, f32)]) -> Vec<(String, f32)> {
+    let max = scored.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
+    if !max.is_finite() {
+        return Vec::new();
+    }
+    let mut out: Vec<(String, f32)> = Vec::new();
+    let mut sum = 0.0;
+    for (v, s) in scored {
+        let p = (s - max).exp();
+        sum += p;
+        match out.iter_mut().find(|(w, _)| w == v) {
+            Some(e) => e.1 += p,
+            None => out.push((v.clone(), p)),
+        }
+    }
+    for e in &mut out {
+        e.1 /= sum;
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
+/// Sets `v`'s value from closed-set probabilities: the best candidate, its
+/// probability cut where it explains the crop clearly worse than the reader's own
+/// reading (`fit`: best candidate's log share minus the own reading's).
+fn take_best(v: &mut ValueRead, probs: Vec<(String, f32)>, fit: f32) {
+    let Some((best, p)) = probs.first().cloned() else {
+        v.note = Some("nothing the field may say reads here".into());
+        return;
+    };
+    let cut = (fit + FIT_SLACK).min(0.0).exp();
+    v.value = Some(best);
+    v.confidence = round3(p * cut);
+    if cut < 1.0 {
+        v.note = Some("the writing reads as something else too".into());
+    }
+    v.candidates = probs
+        .into_iter()
+        .take(CANDIDATES)
+        .map(|(c, p)| (c, round3(p)))
+        .collect();
+}
+
+/// A round or board: the closed set `known` (the pairings' rounds), else
+/// `1..=MAX_NUMBER`, each also written with a trailing dot.
+fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String]) {
+    let set: Vec<String> = if known.is_empty() {
+        (1..=MAX_NUMBER).map(|n| n.to_string()).collect()
+    } else {
+        known.to_vec()
+    };
+    let mut scored = Vec::with_capacity(set.len() * 2);
+    for n in &set {
+        scored.push((n.clone(), cell.log_share(n)));
+        scored.push((n.clone(), cell.log_share(&format!("{n}."))));
+    }
+    let best = scored.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
+    let fit = best - cell.own().max(best);
+    take_best(v, softmax(&scored), fit);
+}
+
+/// Result spellings the cell reader or the text reader may read in a result field,
+/// with their PGN result.
+const RESULT_SPELLINGS: &[(&str, &str)] = &[
+    ("1-0", "1-0"),
+    ("1:0", "1-0"),
+    ("1-O", "1-0"),
+    ("10", "1-0"),
+    ("+-", "1-0"),
+    ("0-1", "0-1"),
+    ("0:1", "0-1"),
+    ("O-1", "0-1"),
+    ("01", "0-1"),
+    ("-+", "0-1"),
+    ("1/2-1/2", "1/2-1/2"),
+    ("1/2:1/2", "1/2-1/2"),
+    ("1/2", "1/2-1/2"),
+    ("½-½", "1/2-1/2"),
+    ("½:½", "1/2-1/2"),
+    ("½", "1/2-1/2"),
+    ("=", "1/2-1/2"),
+    ("0,5-0,5", "1/2-1/2"),
+    ("0.5-0.5", "1/2-1/2"),
+];
+
+/// Words for a draw.
+const RESULT_WORDS: &[(&str, &str)] = &[
+    ("remis", "1/2-1/2"),
+    ("Remis", "1/2-1/2"),
+    ("draw", "1/2-1/2"),
+    ("Draw", "1/2-1/2"),
+    ("ничья", "1/2-1/2"),
+    ("Ничья", "1/2-1/2"),
+];
+
+/// Every spelling of a result field with its PGN result; a resign word (the
+/// `word` column of `src/resign_words.tsv`) as `resigned`.
+fn result_spellings() -> impl Iterator<Item = (&'static str, &'static str)> {
+    RESULT_SPELLINGS
+        .iter()
+        .chain(RESULT_WORDS)
+        .copied()
+        .chain(RESIGN_WORDS.iter().map(|w| (*w, "resigned")))
+}
+
+/// A result field: the spellings the cell reader spells scored by it, the others by
+/// the text reader (`text`, from [`look`]); each reader's probabilities per result
+/// (softmax over its spellings), averaged where both read some.
+fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
+    let mut cell_scored = Vec::new();
+    for (s, r) in result_spellings() {
+        if spells(cell.alphabet, s) {
+            cell_scored.push((r.to_string(), cell.log_share(s)));
+        }
+    }
+    let best = cell_scored
+        .iter()
+        .map(|s| s.1)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let fit = best - cell.own().max(best);
+    let by_cell = softmax(&cell_scored);
+    let by_text = softmax(
+        &text
+            .iter()
+            .map(|(_, r, s)| (r.to_string(), *s))
+            .collect::<Vec<_>>(),
+    );
+    let probs = if by_text.is_empty() {
+        by_cell
+    } else {
+        // The text reader's spellings are ones the cell reader cannot read: where it
+        // is sure of one, the cell reader's closed set was the wrong one.
+        let half = if by_cell.is_empty() { 1.0 } else { 0.5 };
+        let mut merged: Vec<(String, f32)> =
+            by_cell.iter().map(|(r, p)| (r.clone(), p * half)).collect();
+        for (r, p) in &by_text {
+            match merged.iter_mut().find(|(w, _)| w == r) {
+                Some(e) => e.1 += p * half,
+                None => merged.push((r.clone(), p * half)),
+            }
+        }
+        merged.sort_by(|a, b| b.1.total_cmp(&a.1));
+        merged
+    };
+    take_best(v, probs, fit);
+}
+
+/// A player's name: with the pairings' names, the candidates scored by the text reader
+/// (and by the cell reader where it spells every candidate), a softmax over them;
+/// without, the text reader's open reading.
+fn read_name(v: &mut ValueRead, cell: &mut Cell, s: &SpotText, names: &[String], cyr: bool) {
+    if names.is_empty() {
+        read_open(v, s.line.as_ref(), cyr);
+        return;
+    }
+    let mut logp: Vec<f32> = vec![0.0; names.len()];
+    let mut any = false;
+    let by_text: Vec<(String, f32)> = names
+        .iter()
+        .zip(&s.name_scores)
+        .filter_map(|(n, sc)| sc.map(|sc| (n.clone(), sc)))
+        .collect();
+    if by_text.len() == names.len() {
+        for (l, (_, sc)) in logp.iter_mut().zip(&by_text) {
+            *l += sc;
+        }
+        any = true;
+    }
+    if names.iter().all(|n| spells(cell.alphabet, n)) {
+        for (l, n) in logp.iter_mut().zip(names) {
+            *l += cell.log_share(n);
+        }
+        any = true;
+    }
+    if !any {
+        v.note = Some(if s.name_scores.is_empty() {
+            "no text reader: names are not read".into()
+        } else {
+            "the readers cannot spell every name of the pairings".into()
+        });
+        return;
+    }
+    let scored: Vec<(String, f32)> = names.iter().cloned().zip(logp).collect();
+    take_best(v, softmax(&scored), 0.0);
+}
+
+/// An open reading by the text reader (no closed set): its text and probability.
+fn read_open(v: &mut ValueRead, line: Option<&(String, f32)>, cyr: bool) {
+    if cyr {
+        v.note = Some("written in Cyrillic, which the text reader cannot read".into());
+        return;
+    }
+    match line {
+        Some((text, p)) if !text.trim().is_empty() => {
+            v.value = Some(text.trim().to_string());
+            v.confidence = round3(*p);
+        }
+        Some(_) => v.note = Some("the text reader reads nothing here".into()),
+        None => v.note = Some("no text reader: not read".into()),
+    }
+}
+
+/// A date: the cell reader's reading (digits and separators) in `YYYY.MM.DD`, `??`
+/// for parts not read; a month written in words from the text reader's reading.
+fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
+    let own = cell.own();
+    if let Some(date) = parse_date(&cell.greedy) {
+        v.confidence = round3(own.exp().min(1.0) * date_share(&date));
+        v.value = Some(date);
+        return;
+    }
+    if let Some((text, p)) = line
+        && let Some(date) = parse_date(text)
+    {
+        v.confidence = round3(p * date_share(&date));
+        v.value = Some(date);
+        return;
+    }
+    v.note = Some(format!("no date reads here (`{}`)", cell.greedy));
+}
+
+/// Share of a date's parts read (a part `??` counts none).
+fn date_share(date: &str) -> f32 {
+    let known = date.split('.').filter(|p| !p.contains('?')).count();
+    known as f32 / 3.0
+}
+
+/// A written date in PGN's `YYYY.MM.DD`, parts out of range as `??` (`????` for the
+/// year); `None` when it does not read as a date at all. Digits and separators
+/// (`27/7/2020`, `02.02.2022`, `2022-02-02`, `27.7.20`), or a month in words (`2
+/// февраля 2022`, `2 Feb 2022`, `2. Februar 2022`).
+pub fn parse_date(text: &str) -> Option<String> {
+    // The reader's look-alikes of digits.
+    let t: String = text
+        .chars()
+        .map(|c| match c {
+            'O' | 'o' | 'О' | 'о' => '0',
+            'l' | 'I' | 'i' | '|' => '1',
+            _ => c,
+        })
+        .collect();
+    let parts: Vec<&str> = t
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let (y, m, d) = match parts[..] {
+        [a, b, c] if is_num(a) && is_num(c) => {
+            let month = if is_num(b) {
+                b.parse().ok()
+            } else {
+                month_word(b)
+            };
+            if a.len() == 4 {
+                (Some(a), month, c.parse().ok())
+            } else if c.len() == 4 || c.len() == 2 {
+                (Some(c), month, a.parse().ok())
+            } else {
+                return None;
+            }
+        }
+        [a] if a.len() == 8 && is_num(a) => {
+            if a.starts_with("19") || a.starts_with("20") {
+                (Some(&a[..4]), a[4..6].parse().ok(), a[6..].parse().ok())
+            } else {
+                (Some(&a[4..]), a[2..4].parse().ok(), a[..2].parse().ok())
+            }
+        }
+        _ => return None,
+    };
+    let year = y.and_then(|y| {
+        let n: u32 = y.parse().ok()?;
+        match y.len() {
+            4 if (1900..=2100).contains(&n) => Some(n),
+            2 => Some(2000 + n),
+            _ => None,
+        }
+    });
+    let month: Option<u32> = m.filter(|m| (1..=12).contains(m));
+    let day: Option<u32> = d.filter(|d: &u32| (1..=31).contains(d));
+    if year.is_none() && month.is_none() && day.is_none() {
+        return None;
+    }
+    let two = |x: Option<u32>| x.map_or_else(|| "??".to_string(), |x| format!("{x:02}"));
+    Some(format!(
+        "{}.{}.{}",
+        year.map_or_else(|| "????".to_string(), |y| y.to_string()),
+        two(month),
+        two(day)
+    ))
+}
+
+fn is_num(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A month written in words (English, German, Polish, Russian; full, genitive or cut
+/// to three letters).
+fn month_word(word: &str) -> Option<u32> {
+    const MONTHS: [&[&str]; 12] = [
+        &["jan", "stycz", "январ", "янв"],
+        &["feb", "lut", "феврал", "фев"],
+        &["mar", "mär", "мар"],
+        &["apr", "kwie", "апр"],
+        &["may", "mai", "maj", "ма"],
+        &["jun", "czerw", "июн"],
+        &["jul", "lip", "июл"],
+        &["aug", "sierp", "авг"],
+        &["sep", "wrze", "сен"],
+        &["oct", "okt", "paźdz", "pazdz", "окт"],
+        &["nov", "lis", "ноя"],
+        &["dec", "dez", "grud", "дек"],
+    ];
+    let w = word.to_lowercase();
+    if w.chars().count() < 3 {
+        return None;
+    }
+    MONTHS
+        .iter()
+        .position(|stems| stems.iter().any(|s| w.starts_with(s)))
+        .map(|i| i as u32 + 1)
+}
+
+/// The ink written in `value_box` on `page`, cut out close (with a margin), the
+/// printed rules (rows or columns mostly dark: the line written on, the box's
+/// edges) taken out; `None` when the box holds less ink than a written value.
+pub fn ink_crop(page: &GrayImage, value_box: [u32; 4]) -> Option<GrayImage> {
+    let [x, y, w, h] = value_box;
+    let (pw, ph) = page.dimensions();
+    let (x1, y1) = ((x + w).min(pw), (y + h).min(ph));
+    if x >= x1 || y >= y1 {
+        return None;
+    }
+    let (w, h) = (x1 - x, y1 - y);
+    let mut values: Vec<u8> = Vec::with_capacity((w * h) as usize);
+    for yy in y..y1 {
+        for xx in x..x1 {
+            values.push(page.get_pixel(xx, yy).0[0]);
+        }
+    }
+    // The paper: most of a value box is paper.
+    let mut sorted = values.clone();
+    sorted.sort_unstable();
+    let paper = sorted[sorted.len() * 3 / 4];
+    let cut = paper.saturating_sub(INK_DELTA);
+    let dark = |v: u8| v < cut;
+    let at = |xx: u32, yy: u32| values[(yy * w + xx) as usize];
+    let rule_row: Vec<bool> = (0..h)
+        .map(|yy| (0..w).filter(|&xx| dark(at(xx, yy))).count() as f32 > RULE_SHARE * w as f32)
+        .collect();
+    let rule_col: Vec<bool> = (0..w)
+        .map(|xx| (0..h).filter(|&yy| dark(at(xx, yy))).count() as f32 > EDGE_SHARE * h as f32)
+        .collect();
+    let ink =
+        |xx: u32, yy: u32| !rule_row[yy as usize] && !rule_col[xx as usize] && dark(at(xx, yy));
+    let mut count = 0usize;
+    let (mut bx0, mut by0, mut bx1, mut by1) = (w, h, 0, 0);
+    // Ink next to a rule row or column is the rule's own blur: not counted.
+    let near_rule = |xx: u32, yy: u32| {
+        (yy > 0 && rule_row[yy as usize - 1])
+            || (yy + 1 < h && rule_row[yy as usize + 1])
+            || (xx > 0 && rule_col[xx as usize - 1])
+            || (xx + 1 < w && rule_col[xx as usize + 1])
+    };
+    for yy in 0..h {
+        for xx in 0..w {
+            if ink(xx, yy) && !near_rule(xx, yy) {
+                count += 1;
+                bx0 = bx0.min(xx);
+                by0 = by0.min(yy);
+                bx1 = bx1.max(xx + 1);
+                by1 = by1.max(yy + 1);
+            }
+        }
+    }
+    if count < MIN_INK_PIXELS || (count as f32) < MIN_INK_SHARE * (w * h) as f32 {
+        return None;
+    }
+    let margin = 4;
+    let (cx0, cy0) = (bx0.saturating_sub(margin), by0.saturating_sub(margin));
+    let (cx1, cy1) = ((bx1 + margin).min(w), (by1 + margin).min(h));
+    Some(GrayImage::from_fn(cx1 - cx0, cy1 - cy0, |i, j| {
+        let (xx, yy) = (cx0 + i, cy0 + j);
+        let v = at(xx, yy);
+        let on_rule = rule_row[yy as usize] || rule_col[xx as usize];
+        image::Luma([if on_rule { paper } else { v }])
+    }))
+}
+
+/// The printed-text reader as the header fields' reader: its fields found by
+/// [`super::fields::find_fields`], the marked printed result option with them.
+impl HeaderReader for crate::model::ocr::PrintedReader {
+    fn locate(&mut self, page: &GrayImage, table: Option<[u32; 4]>) -> Located {
+        let form = super::fields::find_fields(page, table, self);
+        let marked = form.result_options.as_ref().and_then(|o| {
+            let (i, p) = o.marked?;
+            let (result, bbox) = o.options.get(i)?;
+            Some((result.clone(), p, *bbox))
+        });
+        let options = form
+            .result_options
+            .as_ref()
+            .map(|o| o.options.iter().map(|(_, b)| *b).collect())
+            .unwrap_or_default();
+        Located {
+            options,
+            spots: form
+                .fields
+                .into_iter()
+                .map(|f| Spot {
+                    field: f.kind.as_str().to_string(),
+                    label: Some(f.label),
+                    value_box: f.value_box,
+                })
+                .collect(),
+            marked,
+        }
+    }
+
+    fn read_line(&mut self, crop: &GrayImage) -> (String, f32) {
+        crate::model::ocr::PrintedReader::read_line(self, crop)
+    }
+
+    fn score(&mut self, crop: &GrayImage, text: &str) -> f32 {
+        crate::model::ocr::PrintedReader::score(self, crop, text)
+    }
+
+    fn spells(&self, text: &str) -> bool {
+        crate::model::ocr::PrintedReader::spells(self, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_in_the_usual_shapes() {
+        assert_eq!(parse_date("27/7/2020").as_deref(), Some("2020.07.27"));
+        assert_eq!(parse_date("02.02.2022").as_deref(), Some("2022.02.02"));
+        assert_eq!(parse_date("2022-02-02").as_deref(), Some("2022.02.02"));
+        assert_eq!(parse_date("27.7.20").as_deref(), Some("2020.07.27"));
+        assert_eq!(parse_date("2 февраля 2022").as_deref(), Some("2022.02.02"));
+        assert_eq!(parse_date("2. Februar 2022").as_deref(), Some("2022.02.02"));
+        assert_eq!(parse_date("O2.O2.2O22").as_deref(), Some("2022.02.02"));
+        assert_eq!(parse_date("27.13.2020").as_deref(), Some("2020.??.27"));
+        assert_eq!(parse_date("Nf3"), None);
+        assert_eq!(parse_date(""), None);
+    }
+
+    #[test]
+    fn a_blank_box_has_no_ink_and_a_written_one_has() {
+        // A value box: paper, the line written on, then a stroke written above it.
+        let mut page = GrayImage::from_pixel(200, 60, image::Luma([235]));
+        for x in 0..200 {
+            page.put_pixel(x, 50, image::Luma([60]));
+            page.put_pixel(x, 51, image::Luma([120]));
+        }
+        assert!(ink_crop(&page, [0, 0, 200, 60]).is_none(), "the rule alone");
+        for y in 10..45 {
+            for x in 80..83 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        let crop = ink_crop(&page, [0, 0, 200, 60]).expect("the stroke is ink");
+        assert!(crop.width() < 20, "cut out close: {}", crop.width());
+    }
+
+    #[test]
+    fn softmax_merges_a_values_spellings() {
+        let p = softmax(&[
+            ("1-0".into(), -1.0),
+            ("1-0".into(), -1.0),
+            ("0-1".into(), -1.0),
+        ]);
+        assert_eq!(p[0].0, "1-0");
+        assert!((p[0].1 - 2.0 / 3.0).abs() < 1e-5);
+    }
+}

@@ -1,0 +1,45 @@
+//! The printed-text reader's side of the header fields: where a form's fields are
+//! (their printed labels and the boxes their values are written in, the printed
+//! result options) and the text of a written line. The cell reader knows neither; a
+//! model that has such a reader hands it out through
+//! [`super::CellModel::header_reader`], and the pipeline reads each sheet's header
+//! with it (`form::values`).
+
+use image::GrayImage;
+
+/// One field the form prints: which (`event`, `date`, `round`, `board`, `white`,
+/// `black`, `result`), the label as read, and the box its value is written in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spot {
+    pub field: String,
+    pub label: Option<String>,
+    /// `[x, y, w, h]` on the straightened page.
+    pub value_box: [u32; 4],
+}
+
+/// What the form prints around the moves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Located {
+    pub spots: Vec<Spot>,
+    /// The printed result option marked (circled, ticked, crossed): its PGN result,
+    /// how sure the reader is (0..1) and the option's box.
+    pub marked: Option<(String, f32, [u32; 4])>,
+    /// The printed result options' boxes (`1-0  ½-½  0-1`), marked or not.
+    pub options: Vec<[u32; 4]>,
+}
+
+/// A reader of printed and written text lines (labels, names, events).
+pub trait HeaderReader {
+    /// The form's fields on `page` (the straightened page); `table` is the move
+    /// table's box, when found.
+    fn locate(&mut self, page: &GrayImage, table: Option<[u32; 4]>) -> Located;
+
+    /// The text of one line and its probability (0..1).
+    fn read_line(&mut self, crop: &GrayImage) -> (String, f32);
+
+    /// Log-likelihood (nats) that `crop` says `text`.
+    fn score(&mut self, crop: &GrayImage, text: &str) -> f32;
+
+    /// Whether the reader's dictionary spells every letter of `text`.
+    fn spells(&self, text: &str) -> bool;
+}

@@ -1,0 +1,96 @@
+//! A game's sheets -> their header fields as read (`report.fields`): on every sheet of
+//! every copy, the text reader that comes with the cell model finds the fields and
+//! reads what needs letters, the cell reader reads digits, dates and results
+//! (`form::values`). The report then takes its `game` headers from them where nothing
+//! better gives them ([`crate::report::SheetReport::apply_fields`]).
+
+use crate::form::values::{self, Vocab};
+use crate::model::CellModel;
+use crate::report::FieldRead;
+
+use super::game::CopyRead;
+use super::params::{PipelineParams, SheetError, SheetOptions};
+use super::sources::source_name;
+
+/// The header fields of every sheet of `copies`, copy by copy; empty when the model
+/// comes with no text reader. `plies`: the game's length as read (a resign word in
+/// the result field: the side to move lost); `cyrillic`: the form's headings are
+/// Russian.
+///
+/// # Errors
+/// When the model fails.
+pub(super) fn read_fields(
+    params: &PipelineParams,
+    copies: &[CopyRead],
+    model: &mut dyn CellModel,
+    options: &SheetOptions,
+    plies: usize,
+    cyrillic: bool,
+) -> Result<Vec<FieldRead>, SheetError> {
+    let vocab = Vocab {
+        names: &options.vocab.names,
+        rounds: &options.vocab.rounds,
+    };
+    let floor = params.decode.reading.read_floor;
+    let mut out = Vec::new();
+    for (copy, c) in copies.iter().enumerate() {
+        for (sheet, (page, grid)) in c.sheets().into_iter().enumerate() {
+            let alphabet = model.alphabet().clone();
+            let Some(reader) = model.header_reader() else {
+                return Ok(Vec::new());
+            };
+            let table = table_box(grid);
+            let looked = values::look(&page.image, table, reader, vocab, cyrillic, &alphabet);
+            let read =
+                values::read(&looked, model, vocab, floor).map_err(|source| SheetError::Model {
+                    path: source_name(&page.source, page.index),
+                    source,
+                })?;
+            out.extend(read.into_iter().map(|v| field_read(v, copy, sheet, plies)));
+        }
+    }
+    Ok(out)
+}
+
+/// The move table's box: the union of its cells.
+fn table_box(grid: &crate::grid::Grid) -> Option<[u32; 4]> {
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    for c in &grid.cells {
+        x0 = x0.min(c.bbox.x);
+        y0 = y0.min(c.bbox.y);
+        x1 = x1.max(c.bbox.x + c.bbox.w);
+        y1 = y1.max(c.bbox.y + c.bbox.h);
+    }
+    (x1 > x0 && y1 > y0).then_some([x0, y0, x1 - x0, y1 - y0])
+}
+
+/// A value read as the report's field; a resign word in the result field becomes the
+/// result it means (the side to move after the last move lost).
+fn field_read(v: values::ValueRead, copy: usize, sheet: usize, plies: usize) -> FieldRead {
+    let mut f = FieldRead {
+        field: v.field,
+        value: v.value,
+        confidence: v.confidence,
+        copy,
+        sheet,
+        bbox: Some(v.bbox),
+        label: v.label,
+        candidates: v
+            .candidates
+            .into_iter()
+            .map(|(value, score)| crate::report::FieldCandidate { value, score })
+            .collect(),
+        note: v.note,
+        review: false,
+    };
+    if f.field == "result" && f.value.as_deref() == Some("resigned") {
+        let lost = if plies.is_multiple_of(2) {
+            "0-1"
+        } else {
+            "1-0"
+        };
+        f.value = Some(lost.to_string());
+        f.note = Some("a resign word: the side to move resigned".into());
+    }
+    f
+}

@@ -1,0 +1,91 @@
+//! Header fields read from a form (the generator's `dsb-above-line` tune family, a
+//! `select` hand): the board and round written in their boxes reach `fields[]`, the
+//! game and the PGN; fields left blank give no value; a name is picked among the
+//! pairings' names.
+
+use std::path::PathBuf;
+
+use scoresheet::{
+    FieldVocab, OrtModel, PgnTags, Pipeline, PipelineParams, RuntimeParams, SheetOptions,
+    SheetReport, Source, to_pgn,
+};
+
+fn read(name: &str, options: &SheetOptions) -> SheetReport {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fields")
+        .join(name);
+    let mut model = OrtModel::embedded(&RuntimeParams {
+        threads: 2,
+        ..RuntimeParams::default()
+    })
+    .expect("the model loads");
+    let pipeline = Pipeline::new(PipelineParams::default());
+    let mut games = pipeline.read_file(&path, &mut model, options);
+    games.remove(0).expect("the sheet reads").report
+}
+
+fn value<'a>(r: &'a SheetReport, field: &str) -> Option<&'a str> {
+    r.fields
+        .iter()
+        .filter(|f| f.field == field)
+        .find_map(|f| f.value.as_deref())
+}
+
+#[test]
+fn board_and_round_reach_the_fields_the_game_and_the_pgn() {
+    let r = read("dsb_r2_b38.jpg", &SheetOptions::default());
+    assert_eq!(value(&r, "round"), Some("2"), "{:#?}", r.fields);
+    assert_eq!(value(&r, "board"), Some("38"), "{:#?}", r.fields);
+    let board = r.fields.iter().find(|f| f.field == "board").unwrap();
+    assert!(board.bbox.is_some() && board.confidence > 0.5);
+    let game = r.game.as_ref().expect("a game from the sheet");
+    assert_eq!(game.board, Some(38));
+    assert_eq!(game.from.get("round"), Some(&Source::Sheet));
+    let pgn = to_pgn(&r, &PgnTags::default(), "test");
+    assert!(pgn.contains("[Round \"2.38\"]"), "{pgn}");
+    assert!(pgn.contains("[Board \"38\"]"), "{pgn}");
+}
+
+#[test]
+fn blank_fields_invent_nothing() {
+    // Round, White and Black are left blank on this sheet; Board (33) is written.
+    let r = read("dsb_blank_names.jpg", &SheetOptions::default());
+    for field in ["round", "white", "black"] {
+        assert_eq!(value(&r, field), None, "{field}: {:#?}", r.fields);
+    }
+    let game = r.game.clone().unwrap_or_default();
+    assert!(game.round.is_none() && game.white.is_none() && game.black.is_none());
+    let pgn = to_pgn(&r, &PgnTags::default(), "test");
+    assert!(
+        pgn.contains("[White \"?\"]") && pgn.contains("[Black \"?\"]"),
+        "{pgn}"
+    );
+}
+
+#[test]
+fn a_name_is_picked_among_the_pairings_names() {
+    let names = [
+        "Pfänder",
+        "Zöllner, Dörte",
+        "Blümel, Kai",
+        "Schröder",
+        "Müller, Jörg",
+        "Kowalski, Jan",
+    ];
+    let options = SheetOptions {
+        vocab: FieldVocab {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            rounds: (1..=11).map(|n| n.to_string()).collect(),
+        },
+        ..SheetOptions::default()
+    };
+    let r = read("dsb_r2_b38.jpg", &options);
+    let white = r.fields.iter().find(|f| f.field == "white").expect("white");
+    assert_eq!(white.value.as_deref(), Some("Blümel, Kai"), "{white:#?}");
+    assert!(white.candidates.len() > 1 && white.candidates[0].value == "Blümel, Kai");
+    assert_eq!(value(&r, "black"), Some("Pfänder"), "{:#?}", r.fields);
+    assert_eq!(
+        r.game.as_ref().and_then(|g| g.white.as_deref()),
+        Some("Blümel, Kai")
+    );
+}
