@@ -107,8 +107,12 @@ fn pgn_moves(text: &str) -> Vec<String> {
             }
             c if c.is_whitespace() => {
                 let t = std::mem::take(&mut token);
+                // (A result first: `1/2-1/2` starts with a digit too.)
+                if ["*", "1-0", "0-1", "1/2-1/2"].contains(&t.as_str()) {
+                    continue;
+                }
                 let t = t.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '.');
-                if !t.is_empty() && !["*", "1-0", "0-1", "1/2-1/2"].contains(&t) {
+                if !t.is_empty() {
                     out.push(t.to_string());
                 }
             }

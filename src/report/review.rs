@@ -56,6 +56,49 @@ struct SheetData {
     /// Why the result is `*` (the report's `result_note`): nothing read, or writing
     /// after the last move that reads as neither a move nor a result.
     result_note: Option<String>,
+    /// The header fields read on the sheets, each with its crop.
+    fields: Vec<FieldView>,
+    /// Header fields where the sheet and the value kept disagree.
+    header_review: std::collections::BTreeMap<String, String>,
+}
+
+/// One header field as read, for the review page: what it says and its crop.
+#[derive(Serialize)]
+struct FieldView {
+    field: String,
+    value: Option<String>,
+    confidence: f32,
+    review: bool,
+    note: Option<String>,
+    crop: String,
+}
+
+/// The fields of `r` that say something or are doubtful, each with its value box cut
+/// from its page (`pages`: the copies', or the sheets', in the report's order).
+fn field_views(r: &super::SheetReport, pages: &[&GrayImage]) -> Vec<FieldView> {
+    r.fields
+        .iter()
+        .filter(|f| f.value.is_some() || f.review)
+        .map(|f| {
+            let at = if r.copies.is_empty() { f.sheet } else { f.copy };
+            let crop = match (pages.get(at), f.bbox) {
+                (Some(page), Some([x, y, w, h])) if x < page.width() && y < page.height() => {
+                    let w = w.min(page.width() - x).max(1);
+                    let h = h.min(page.height() - y).max(1);
+                    page_image(&imageops::crop_imm(*page, x, y, w, h).to_image(), 400).0
+                }
+                _ => String::new(),
+            };
+            FieldView {
+                field: f.field.clone(),
+                value: f.value.clone(),
+                confidence: f.confidence,
+                review: f.review,
+                note: f.note.clone(),
+                crop,
+            }
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -249,6 +292,12 @@ fn sheet_data(sheet: &ReviewSheet) -> SheetData {
         game_from: r.game.as_ref().map(|g| g.from.clone()).unwrap_or_default(),
         result_review: r.game.as_ref().and_then(|g| g.result_review.clone()),
         result_note: r.result_note.clone().filter(|_| r.result == "*"),
+        fields: field_views(r, &sheet.pages),
+        header_review: r
+            .game
+            .as_ref()
+            .map(|g| g.review.clone())
+            .unwrap_or_default(),
     }
 }
 
