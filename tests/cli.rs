@@ -1125,7 +1125,7 @@ fn pairings_from_a_spreadsheet_and_a_trf_fill_the_headers_and_the_round_file() {
     );
     assert!(
         err.lines()
-            .any(|l| l.contains("scan7.jpg") && l.contains("names its round and board")),
+            .any(|l| l.contains("scan7.jpg") && l.contains("matches a pairing")),
         "{err}"
     );
     let pgn = std::fs::read_to_string(out_dir.join("r3b12.pgn")).unwrap();
