@@ -74,6 +74,7 @@ pub use grid::GridParams;
 pub use model::{CellModel, HeaderReader, Located, OrtModel, RuntimeParams, Spot};
 pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_page, load_pages, open_pages};
+pub use pairings::assign::{Assignment, assign};
 pub use pairings::{Lookup, Pairings, Trf};
 pub use pipeline::{
     CopyRead, CorrectError, CutCell, CutPage, FieldVocab, GameRead, Pipeline, PipelineParams,

@@ -10,7 +10,9 @@ use std::time::Instant;
 use anyhow::Context;
 use rayon::prelude::*;
 
-use scoresheet::{Pairings, Pipeline, Producer, SheetReport, Trf, Variant, write_atomic};
+use scoresheet::{
+    FieldVocab, Pairings, Pipeline, Producer, SheetReport, Trf, Variant, write_atomic,
+};
 
 use super::batch::{ModelArgs, ModelPool, jobs_for, progress, workers};
 use super::inputs::{self, Job};
@@ -361,4 +363,24 @@ fn warn_double_claims(outcomes: &[Outcome]) {
             ));
         }
     }
+}
+
+/// What the header fields are scored against: every name and round the pairing
+/// table holds (a batch may hold several rounds; the round read separates them).
+fn vocab_of(pairings: &Pairings) -> FieldVocab {
+    let mut names: Vec<String> = Vec::new();
+    let mut rounds: Vec<String> = Vec::new();
+    for p in &pairings.games {
+        for n in [&p.white, &p.black] {
+            if !n.trim().is_empty() && !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+        if let Some(r) = p.round.map(|r| r.to_string())
+            && !rounds.contains(&r)
+        {
+            rounds.push(r);
+        }
+    }
+    FieldVocab { names, rounds }
 }

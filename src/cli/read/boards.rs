@@ -3,31 +3,10 @@
 //! by content) is read, then matched to the round's free pairings at once
 //! ([`scoresheet::pairings::assign::assign`]), each board taking at most one game.
 
-use scoresheet::pairings::assign::{Assignment, assign};
-use scoresheet::{FieldRead, FieldVocab, Pairings, SheetReport, Source};
+use scoresheet::{Assignment, FieldRead, Pairings, SheetReport, Source, assign};
 
 use super::super::diag;
 use super::jobs::Outcome;
-
-/// What the header fields are scored against: every name and round the pairing
-/// table holds (a batch may hold several rounds; the round read separates them).
-pub(super) fn vocab_of(pairings: &Pairings) -> FieldVocab {
-    let mut names: Vec<String> = Vec::new();
-    let mut rounds: Vec<String> = Vec::new();
-    for p in &pairings.games {
-        for n in [&p.white, &p.black] {
-            if !n.trim().is_empty() && !names.contains(n) {
-                names.push(n.clone());
-            }
-        }
-        if let Some(r) = p.round.map(|r| r.to_string())
-            && !rounds.contains(&r)
-        {
-            rounds.push(r);
-        }
-    }
-    FieldVocab { names, rounds }
-}
 
 /// Whether no file name, sheet map or pairing has given the report's game: its
 /// headers, if any, come from the sheet itself (or a human, or a mate).

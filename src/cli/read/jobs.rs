@@ -283,11 +283,7 @@ fn read_corrected(
     let options = SheetOptions {
         locked: scoresheet::corrections::locks(&earlier.corrections),
         header_rows: earlier.header_rows.clone(),
-        vocab: t
-            .batch
-            .pairings
-            .map(super::boards::vocab_of)
-            .unwrap_or_default(),
+        vocab: t.batch.pairings.map(super::vocab_of).unwrap_or_default(),
     };
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
