@@ -37,6 +37,7 @@ import statistics
 import struct
 from pathlib import Path
 
+from .common import levenshtein
 from .fieldtext import fold, pgn_date, pgn_result
 
 FIELDS = ["event", "round", "board", "date", "white", "black"]
@@ -53,18 +54,8 @@ def cer(read: str | None, truths: list[str]) -> float:
     best = 1.0e9
     for t in truths:
         ft = fold(t)
-        best = min(best, _lev(r, ft) / max(1, len(ft)))
+        best = min(best, levenshtein(r, ft) / max(1, len(ft)))
     return best
-
-
-def _lev(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
 
 
 def norm(field: str, value: str | None) -> str | None:

@@ -17,10 +17,9 @@ use std::collections::HashMap;
 use image::GrayImage;
 use image::imageops::{FilterType, resize};
 use ort::session::Session;
-use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
 
-use super::{ModelError, RuntimeParams, onnx::init_runtime};
+use super::{ModelError, RuntimeParams, onnx::build_session};
 
 const DET_ONNX: &[u8] = include_bytes!("../../models/ppocrv6-tiny-det.onnx");
 const REC_ONNX: &[u8] = include_bytes!("../../models/ppocrv6-tiny-rec.onnx");
@@ -89,21 +88,7 @@ fn session(
     what: &str,
     params: &RuntimeParams,
 ) -> Result<(Session, (String, String)), ModelError> {
-    let env = init_runtime(params.ort_lib.as_deref())?;
-    let load = |e: ort::Error| ModelError::Load {
-        path: what.to_string(),
-        reason: e.to_string(),
-    };
-    let session = Session::builder(&env)
-        .map_err(load)?
-        .with_optimization_level(GraphOptimizationLevel::Level3)
-        .map_err(|e| load(e.into()))?
-        .with_intra_threads(params.threads.max(1))
-        .map_err(|e| load(e.into()))?
-        .with_inter_threads(1)
-        .map_err(|e| load(e.into()))?
-        .commit_from_memory(bytes)
-        .map_err(load)?;
+    let session = build_session(bytes, what, params)?;
     let input = session.inputs().first().map(|o| o.name().to_string());
     let output = session.outputs().first().map(|o| o.name().to_string());
     match (input, output) {

@@ -199,21 +199,7 @@ impl OrtModel {
         origin: &str,
         params: &RuntimeParams,
     ) -> Result<Self, ModelError> {
-        let env = init_runtime(params.ort_lib.as_deref())?;
-        let load = |e: ort::Error| ModelError::Load {
-            path: origin.to_string(),
-            reason: e.to_string(),
-        };
-        let session = Session::builder(&env)
-            .map_err(load)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| load(e.into()))?
-            .with_intra_threads(params.threads.max(1))
-            .map_err(|e| load(e.into()))?
-            .with_inter_threads(1)
-            .map_err(|e| load(e.into()))?
-            .commit_from_memory(onnx)
-            .map_err(load)?;
+        let session = build_session(onnx, origin, params)?;
         let has = |names: Vec<&str>, want: &str| names.contains(&want);
         let inputs: Vec<&str> = session.inputs().iter().map(|o| o.name()).collect();
         let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
@@ -382,6 +368,31 @@ impl CellModel for OrtModel {
         }
         Ok(out)
     }
+}
+
+/// An ONNX Runtime session on `bytes` with the crate's settings (full graph
+/// optimisation, `params.threads` threads inside an operator, one between); `origin`
+/// names the model in errors.
+pub(crate) fn build_session(
+    bytes: &[u8],
+    origin: &str,
+    params: &RuntimeParams,
+) -> Result<Session, ModelError> {
+    let env = init_runtime(params.ort_lib.as_deref())?;
+    let load = |e: ort::Error| ModelError::Load {
+        path: origin.to_string(),
+        reason: e.to_string(),
+    };
+    Session::builder(&env)
+        .map_err(load)?
+        .with_optimization_level(GraphOptimizationLevel::Level3)
+        .map_err(|e| load(e.into()))?
+        .with_intra_threads(params.threads.max(1))
+        .map_err(|e| load(e.into()))?
+        .with_inter_threads(1)
+        .map_err(|e| load(e.into()))?
+        .commit_from_memory(bytes)
+        .map_err(load)
 }
 
 #[cfg(test)]
