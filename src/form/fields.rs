@@ -316,6 +316,8 @@ fn overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> u32 {
 struct Ink<'a> {
     page: &'a GrayImage,
     cut: u8,
+    /// A paler level for the thin printed lines of a photographed form.
+    faint: u8,
 }
 
 impl<'a> Ink<'a> {
@@ -338,6 +340,7 @@ impl<'a> Ink<'a> {
         Ink {
             page,
             cut: paper.saturating_sub(70),
+            faint: paper.saturating_sub(40),
         }
     }
     fn dark(&self, x: u32, y: u32) -> bool {
@@ -418,6 +421,88 @@ impl<'a> Ink<'a> {
     fn rule_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
         (y..limit.min(self.page.height())).find(|&r| self.row_share(r, x0, x1) > 0.8)
     }
+    /// The first line to write on below `y` under columns x0..x1: as
+    /// [`Ink::rule_below`], for the thin, faint and slightly slanted lines of a
+    /// photographed form (paler ink counts, and a row's dark pixels may lie a row
+    /// above or below it).
+    fn line_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
+        let faint = |x: u32, y: u32| {
+            x < self.page.width()
+                && y < self.page.height()
+                && self.page.get_pixel(x, y).0[0] < self.faint
+        };
+        (y..limit.min(self.page.height())).find(|&r| {
+            let n = (x0..x1)
+                .filter(|&x| (r.saturating_sub(1)..=r + 1).any(|rr| faint(x, rr)))
+                .count();
+            n as f32 > 0.8 * x1.saturating_sub(x0).max(1) as f32
+        })
+    }
+    /// The nearest printed side of a box crossing rows y0..y1, from column `from`
+    /// towards `to` (either way): a column dark over nine tenths of the band that
+    /// also meets the box's top (`top`: the rule's row, or the rows a label in the
+    /// box's corner stands on) and its bottom rule. A written `1` can be as tall as
+    /// the band; it does not run on into the print round it.
+    fn side(
+        &self,
+        from: u32,
+        to: u32,
+        (y0, y1): (u32, u32),
+        top: Result<u32, (u32, u32)>,
+        bottom: Option<u32>,
+    ) -> Option<u32> {
+        let meets = |x: u32, y: u32| {
+            (x.saturating_sub(1)..=x + 1)
+                .any(|c| (y.saturating_sub(1)..=y + 1).any(|r| self.dark(c, r)))
+        };
+        let dark = |x: u32| {
+            self.col_share(x, y0, y1) > 0.9
+                && match top {
+                    Ok(r) => meets(x, r),
+                    // The middle of the label's rows: its box as read may reach past
+                    // the box's top.
+                    Err((a, b)) => self.col_share(x, a + (b - a) / 4, b - (b - a) / 4) > 0.9,
+                }
+                && bottom.is_none_or(|r| meets(x, r))
+        };
+        if to >= from {
+            (from..to.min(self.page.width())).find(|&x| dark(x))
+        } else {
+            (to..from).rev().find(|&x| dark(x))
+        }
+    }
+    /// The columns a printed rule on row `y` (or the rows next to it) runs over
+    /// through column `x`, gaps of a few pixels bridged: where a line to write on
+    /// starts and ends.
+    fn run(&self, y: u32, x: u32) -> Option<(u32, u32)> {
+        let w = self.page.width();
+        let dark =
+            |x: u32, y: u32| y < self.page.height() && self.page.get_pixel(x, y).0[0] < self.faint;
+        let start = (x.saturating_sub(2)..(x + 3).min(w))
+            .find(|&c| (y.saturating_sub(1)..=y + 1).any(|r| dark(c, r)))?;
+        // The line is followed as it drifts a row up or down (a photographed page is
+        // never quite straight).
+        let walk = |step: i64| {
+            let (mut c, mut last, mut gap, mut row) = (start as i64, start, 0, y);
+            while c >= 0 && c < w as i64 && gap <= 6 {
+                let x = c as u32;
+                match [row, row.saturating_sub(1), row + 1]
+                    .into_iter()
+                    .find(|&r| dark(x, r))
+                {
+                    Some(r) => {
+                        row = r;
+                        last = x;
+                        gap = 0;
+                    }
+                    None => gap += 1,
+                }
+                c += step;
+            }
+            last
+        };
+        Some((walk(-1), walk(1)))
+    }
 }
 
 /// Reads the page outside the table and finds the fields and the result options.
@@ -474,7 +559,7 @@ pub fn read_form(
 pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextLine]) -> FormText {
     let ink = Ink::new(page);
     let labels = find_labels(lines, table);
-    let fields = place_values(page, &ink, &labels, lines);
+    let fields = place_values(page, &ink, &labels, lines, table);
     let result_options = result_options(&ink, lines, &labels);
     FormText {
         fields,
@@ -537,6 +622,7 @@ fn place_values(
     ink: &Ink,
     labels: &[Label],
     lines: &[TextLine],
+    table: Option<[u32; 4]>,
 ) -> Vec<FieldSpot> {
     let (pw, ph) = page.dimensions();
     let margin = pw / 40;
@@ -599,14 +685,17 @@ fn place_values(
             // Without a colon, a rule under the label's print (a box's top or the line
             // to write on) puts the value below it.
             // An underline starting right of the label, at its foot: the line to write on.
-            let line_right = ink
-                .rule_below(
-                    ly + lh / 2,
-                    lx1 + lh / 2,
-                    (lx1 + 4 * lh).min(pw),
-                    ly1 + lh / 2,
-                )
-                .is_some();
+            // Not as far as the table's rule when the label is just over it.
+            let reach = match table {
+                Some([_, ty, _, _]) if ty > ly1 => (ly1 + lh * 3 / 2).min(ty.saturating_sub(3)),
+                _ => ly1 + lh * 3 / 2,
+            };
+            // A line that starts left of the label is a frame's rule, not this label's
+            // line to write on.
+            let underline = ink
+                .line_below(ly + lh / 2, lx1 + lh / 2, (lx1 + 3 * lh).min(pw), reach)
+                .filter(|&r| ink.run(r, lx1 + lh).is_some_and(|(s, _)| s + lh / 2 >= lx1));
+            let line_right = underline.is_some();
             let geometric_below = room < 2 * lh
                 || (!colon && !line_right && (box_bottom.is_some() || under.is_some()));
             let below_box = {
@@ -617,7 +706,35 @@ fn place_values(
                     .min(below)
                     .max(y0 + lh);
                 let x1 = right_end.max(lx + 6 * lh).min(pw);
-                [lx, y0, x1 - lx, (y1 - y0).min(ph - y0)]
+                // The box the value is written in: its sides nearest the label's
+                // middle (a label centred over its cell, or in its corner); else the
+                // line written on, as long as it runs.
+                let (y1, cx) = (y1.min(ph), lx + lw / 2);
+                let band = (y0 + 2, y1.saturating_sub(2).max(y0 + 3));
+                let top = under.ok_or((ly, ly1));
+                // Sides are searched from just inside the label's ends (the box read
+                // round a label in a corner may take in the side): a box is about as
+                // wide as its label at least, and a tall written `1` under the
+                // label's middle is no side.
+                let (inl, inr) = (
+                    lx + (lw / 4).min(lh / 2),
+                    lx1.saturating_sub((lw / 4).min(lh / 2)),
+                );
+                let left = ink.side(inl, lx.saturating_sub(12 * lh), band, top, bottom);
+                let right = ink.side(inr, x1 + 2 * lh, band, top, bottom);
+                let (x0, x1) = match (left, right, bottom) {
+                    (None, None, Some(r)) => match ink.run(r, cx) {
+                        Some((s, e)) if e - s >= 2 * lh => {
+                            (s.saturating_sub(lh / 2), (e + lh / 2).min(pw))
+                        }
+                        _ => (lx, x1),
+                    },
+                    _ => (
+                        left.map_or(lx, |x| x + 3),
+                        right.map_or(x1, |x| x.saturating_sub(2)),
+                    ),
+                };
+                [x0, y0, x1.saturating_sub(x0).max(1), y1 - y0]
             };
             let right_box = {
                 let x0 = lx1 + lh / 4;
@@ -633,7 +750,13 @@ fn place_values(
                     ly1 + lh / 2
                 };
                 let y1 = (ly1 + lh / 2).min(mid_below).min(ph);
-                [x0, y0, right_end.saturating_sub(x0).max(1), y1 - y0]
+                // A line to write on ends where the writing should (a signature line
+                // or other print may follow on the same row).
+                let x1 = match underline.and_then(|r| ink.run(r, lx1 + lh)) {
+                    Some((_, e)) => right_end.min(e + lh / 2),
+                    None => right_end,
+                };
+                [x0, y0, x1.saturating_sub(x0).max(1), y1 - y0]
             };
             // Writing seen in one place and not the other decides; a blank form
             // keeps the form's geometry.
@@ -659,10 +782,35 @@ fn place_values(
                 kind: l.kind,
                 label: l.text.clone(),
                 label_box: l.bbox,
-                value_box,
+                value_box: off_table(value_box, l.bbox, table),
             }
         })
         .collect()
+}
+
+/// A value box cut back to the side of the move table its label is on: the moves
+/// are no header value.
+fn off_table(b: [u32; 4], label: [u32; 4], table: Option<[u32; 4]>) -> [u32; 4] {
+    let Some([tx, ty, tw, th]) = table else {
+        return b;
+    };
+    let [x, y, w, h] = b;
+    // A box touching the table's outer rule is beside it, not over it.
+    if overlap(x, x + w, tx, tx + tw) <= w / 4 || overlap(y, y + h, ty, ty + th) == 0 {
+        return b;
+    }
+    let mid = label[1] + label[3] / 2;
+    let (y0, y1) = if mid >= ty + th {
+        ((ty + th + 3).max(y), y + h)
+    } else if mid < ty {
+        (y, (ty.saturating_sub(3)).min(y + h))
+    } else {
+        (y, y + h)
+    };
+    if y1 <= y0 + 4 {
+        return b;
+    }
+    [x, y0, w, y1 - y0]
 }
 
 /// The PGN result a printed word names, if any.

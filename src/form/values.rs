@@ -28,6 +28,10 @@ use crate::vocab::{Alphabet, CellScores};
 
 /// Numbers read without a closed set of rounds: `1..=MAX_NUMBER` (boards of a large
 /// open, rounds).
+/// A date the two readers read differently keeps this share of the surer reading's
+/// sureness: it goes to review.
+const DATE_DISAGREE: f32 = 0.6;
+
 const MAX_NUMBER: u32 = 300;
 
 /// How far (nats) the best closed-set reading may fall short of the reader's own best
@@ -89,7 +93,7 @@ pub struct SpotText {
     /// Per name of the vocabulary (in its order): the text reader's log-likelihood
     /// (None where it cannot spell the name).
     pub name_scores: Vec<Option<f32>>,
-    /// Per result spelling the cell reader cannot spell: the text reader's score.
+    /// Per result spelling the text reader spells: its score.
     pub result_scores: Vec<(&'static str, &'static str, f32)>,
     /// The box holds the printed result options, not a written result.
     pub printed: bool,
@@ -114,7 +118,6 @@ pub fn look(
     reader: &mut dyn HeaderReader,
     vocab: Vocab,
     cyrillic: bool,
-    alphabet: &Alphabet,
 ) -> Looked {
     let Located {
         spots,
@@ -161,8 +164,11 @@ pub fn look(
                 "white" | "black" | "event" => text.line = Some(reader.read_line(crop)),
                 "date" => text.line = Some(reader.read_line(crop)),
                 "result" => {
+                    // Every spelling the text reader spells, the cell reader's too: a
+                    // softmax over only the others (the draws' `½`, the words) would
+                    // give them all its mass whatever is written.
                     let spelt: Vec<(&'static str, &'static str)> = result_spellings()
-                        .filter(|(s, _)| !spells(alphabet, s) && reader.spells(s))
+                        .filter(|(s, _)| reader.spells(s))
                         .collect();
                     text.result_scores = spelt
                         .into_iter()
@@ -409,9 +415,9 @@ fn result_spellings() -> impl Iterator<Item = (&'static str, &'static str)> {
         .chain(RESIGN_WORDS.iter().map(|w| (*w, "resigned")))
 }
 
-/// A result field: the spellings the cell reader spells scored by it, the others by
-/// the text reader (`text`, from [`look`]); each reader's probabilities per result
-/// (softmax over its spellings), averaged where both read some.
+/// A result field: each reader scores the spellings it spells (the text reader's in
+/// `text`, from [`look`]); each reader's probabilities per result (softmax over its
+/// spellings), averaged where both read some.
 fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
     let mut cell_scored = Vec::new();
     for (s, r) in result_spellings() {
@@ -434,8 +440,8 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
     let probs = if by_text.is_empty() {
         by_cell
     } else {
-        // The text reader's spellings are ones the cell reader cannot read: where it
-        // is sure of one, the cell reader's closed set was the wrong one.
+        // Where only the text reader spells what is written (`½`, a word), it alone
+        // is sure of it and the average still names it.
         let half = if by_cell.is_empty() { 1.0 } else { 0.5 };
         let mut merged: Vec<(String, f32)> =
             by_cell.iter().map(|(r, p)| (r.clone(), p * half)).collect();
@@ -506,23 +512,46 @@ fn read_open(v: &mut ValueRead, line: Option<&(String, f32)>, cyr: bool) {
     }
 }
 
-/// A date: the cell reader's reading (digits and separators) in `YYYY.MM.DD`, `??`
-/// for parts not read; a month written in words from the text reader's reading.
+/// A date: the cell reader's reading (digits and separators) and the text reader's
+/// (a month in words too), each in `YYYY.MM.DD` with `??` for parts not read. Each
+/// reader's sureness is its mean per character (a whole date's probability falls
+/// with its length however clearly it is written) times the share of parts read;
+/// the two agreeing make it surer, disagreeing less sure, with both kept as
+/// candidates.
 fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
     let own = cell.own();
-    if let Some(date) = parse_date(&cell.greedy) {
-        v.confidence = round3(own.exp().min(1.0) * date_share(&date));
-        v.value = Some(date);
-        return;
-    }
-    if let Some((text, p)) = line
-        && let Some(date) = parse_date(text)
-    {
-        v.confidence = round3(p * date_share(&date));
-        v.value = Some(date);
-        return;
-    }
-    v.note = Some(format!("no date reads here (`{}`)", cell.greedy));
+    let chars = cell.greedy.chars().count().max(1) as f32;
+    let by_cell = parse_date(&cell.greedy).map(|d| {
+        let p = (own / chars).exp().min(1.0) * date_share(&d);
+        (d, p)
+    });
+    let by_text = line.and_then(|(t, p)| parse_date(t).map(|d| (d.clone(), p * date_share(&d))));
+    let (value, confidence, candidates) = match (by_cell, by_text) {
+        (Some((a, pa)), Some((b, pb))) if a == b => {
+            (a.clone(), 1.0 - (1.0 - pa) * (1.0 - pb), vec![(a, 1.0)])
+        }
+        (Some(a), Some(b)) => {
+            let (best, other) = if a.1 >= b.1 { (a, b) } else { (b, a) };
+            v.note = Some(format!(
+                "the two readers disagree: `{}` or `{}`",
+                best.0, other.0
+            ));
+            let total = best.1 + other.1;
+            let cands = vec![
+                (best.0.clone(), round3(best.1 / total.max(1e-6))),
+                (other.0, round3(other.1 / total.max(1e-6))),
+            ];
+            (best.0, best.1 * DATE_DISAGREE, cands)
+        }
+        (Some((d, p)), None) | (None, Some((d, p))) => (d.clone(), p, vec![(d, 1.0)]),
+        (None, None) => {
+            v.note = Some(format!("no date reads here (`{}`)", cell.greedy));
+            return;
+        }
+    };
+    v.confidence = round3(confidence);
+    v.value = Some(value);
+    v.candidates = candidates;
 }
 
 /// Share of a date's parts read (a part `??` counts none).

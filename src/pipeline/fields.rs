@@ -35,12 +35,11 @@ pub(super) fn read_fields(
     let mut out = Vec::new();
     for (copy, c) in copies.iter().enumerate() {
         for (sheet, (page, grid)) in c.sheets().into_iter().enumerate() {
-            let alphabet = model.alphabet().clone();
             let Some(reader) = model.header_reader() else {
                 return Ok(Vec::new());
             };
             let table = table_box(grid);
-            let looked = values::look(&page.image, table, reader, vocab, cyrillic, &alphabet);
+            let looked = values::look(&page.image, table, reader, vocab, cyrillic);
             let read =
                 values::read(&looked, model, vocab, floor).map_err(|source| SheetError::Model {
                     path: source_name(&page.source, page.index),
