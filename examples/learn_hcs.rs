@@ -12,7 +12,10 @@
 //!   sheets teach the reader a collection's hands.
 //!
 //! Options: `--steps N --batch N --lr X --pull X --frozen N --shift N --threads N
-//! --seed N --limit N` (at most N training cells), `--cache DIR`, `--out FILE.onnx`.
+//! --seed N --limit N` (at most N training cells), `--replay N` (N cells of HCS training
+//! games, which the base reader trained on, spread evenly over them, replayed in every
+//! batch; never selection games, they are the test) `--share X` (of each batch
+//! replayed), `--cache DIR`, `--out FILE.onnx`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -135,7 +138,7 @@ fn main() {
         PathBuf::from("/work/scratch/tune/hcs_cells"),
     );
     let d = TuneParams::default();
-    let params = TuneParams {
+    let mut params = TuneParams {
         steps: arg(&args, "--steps", d.steps),
         batch: arg(&args, "--batch", d.batch),
         lr: arg(&args, "--lr", d.lr),
@@ -144,6 +147,8 @@ fn main() {
         frozen_convs: arg(&args, "--frozen", d.frozen_convs),
         pull: arg(&args, "--pull", d.pull),
         shift: arg(&args, "--shift", d.shift),
+        replay: Vec::new(),
+        replay_share: arg(&args, "--share", d.replay_share),
     };
     let limit: usize = arg(&args, "--limit", usize::MAX);
 
@@ -196,17 +201,26 @@ fn main() {
         ),
         m => panic!("unknown mode {m} (train or same)"),
     };
-    let examples: Vec<Example> = learn
-        .iter()
-        .filter_map(|c| {
-            let target = alphabet.encode(&c.label)?;
-            Some(Example {
-                crop: c.crop.clone(),
-                target: target.into_iter().map(|k| k as u32).collect(),
-            })
+    let example = |c: &&Cell| {
+        let target = alphabet.encode(&c.label)?;
+        Some(Example {
+            crop: c.crop.clone(),
+            target: target.into_iter().map(|k| k as u32).collect(),
         })
-        .take(limit)
+    };
+    let examples: Vec<Example> = learn.iter().filter_map(example).take(limit).collect();
+    let replay_n: usize = arg(&args, "--replay", 0);
+    let pool: Vec<&Cell> = cells
+        .iter()
+        .filter(|c| train_games.contains(&c.game))
         .collect();
+    if replay_n > 0 {
+        let every = (pool.len() as f64 / replay_n as f64).max(1.0);
+        params.replay = (0..replay_n.min(pool.len()))
+            .map(|k| pool[(k as f64 * every) as usize])
+            .filter_map(|c| example(&c))
+            .collect();
+    }
     let one_look = RuntimeParams {
         second_look: false,
         ..RuntimeParams::default()
@@ -215,9 +229,18 @@ fn main() {
     let before = exact(&mut base, &test);
     let learn_before = exact(&mut base, &learn);
     println!(
-        "mode {mode}: learn from {} cells, test on {} cells; {params:?}",
+        "mode {mode}: learn from {} cells, test on {} cells, replay {} cells (share {}); steps {} batch {} lr {} seed {} frozen convs {} pull {} shift {}",
         examples.len(),
-        test.len()
+        test.len(),
+        params.replay.len(),
+        params.replay_share,
+        params.steps,
+        params.batch,
+        params.lr,
+        params.seed,
+        params.frozen_convs,
+        params.pull,
+        params.shift
     );
     println!(
         "base: exact {:.2}% on the test cells, {:.2}% on the learning cells",

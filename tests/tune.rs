@@ -174,3 +174,50 @@ fn bad_labels_and_no_cells_are_refused() {
     let err = tune::fine_tune(b"not an onnx file", &m, &[], &params, &mut quiet).unwrap_err();
     assert!(matches!(err, tune::TuneError::NoExamples), "{err}");
 }
+
+#[test]
+fn replayed_cells_hold_the_reader_to_what_it_read() {
+    let m = manifest();
+    let alphabet = m.alphabet();
+    let cells = cells();
+    let labelled = |shift: usize| -> Vec<Example> {
+        (0..cells.len())
+            .map(|i| Example {
+                crop: cells[i].0.clone(),
+                target: alphabet
+                    .encode(&cells[(i + shift) % cells.len()].1)
+                    .unwrap()
+                    .into_iter()
+                    .map(|c| c as u32)
+                    .collect(),
+            })
+            .collect()
+    };
+    // Learning cells with wrong labels pull the reader away from the right ones; the
+    // same cells replayed with their right labels hold it back.
+    let (wrong, right) = (labelled(1), labelled(0));
+    let plain = TuneParams {
+        steps: 3,
+        batch: 8,
+        lr: 1e-3,
+        threads: 2,
+        ..TuneParams::default()
+    };
+    let replaying = TuneParams {
+        replay: right.clone(),
+        replay_share: 0.5,
+        ..plain.clone()
+    };
+    let base = base_onnx();
+    let without = tune::fine_tune(&base, &m, &wrong, &plain, &mut |_, _, _| {}).unwrap();
+    let with = tune::fine_tune(&base, &m, &wrong, &replaying, &mut |_, _, _| {}).unwrap();
+    let again = tune::fine_tune(&base, &m, &wrong, &replaying, &mut |_, _, _| {}).unwrap();
+    assert!(again == with, "the same inputs give the same bytes");
+    assert_eq!(with.len(), base.len());
+    let loss_without = tune::mean_loss(&without, &m, &right, 2).unwrap();
+    let loss_with = tune::mean_loss(&with, &m, &right, 2).unwrap();
+    assert!(
+        loss_with < loss_without,
+        "loss on the right labels: {loss_with} with replay, {loss_without} without"
+    );
+}

@@ -11,9 +11,22 @@ use crate::model::Manifest;
 
 /// One cell to learn from: the crop as cut from the page, and its label as indices
 /// into the manifest's alphabet (no blanks; empty = a blank cell).
+#[derive(Clone)]
 pub struct Example {
     pub crop: GrayImage,
     pub target: Vec<u32>,
+}
+
+impl std::fmt::Debug for Example {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Example({}x{}, {:?})",
+            self.crop.width(),
+            self.crop.height(),
+            self.target
+        )
+    }
 }
 
 /// How to fine-tune. The defaults are the least harmful setting measured on HCS
@@ -45,6 +58,14 @@ pub struct TuneParams {
     /// Largest random shift of a cell's input, in pixels, horizontally; vertically
     /// half of it. 0 lets the frozen layers run once per cell; 2 did not help on HCS.
     pub shift: u32,
+    /// Cells of the base reader's own training data, mixed into every batch so that
+    /// learning a collection's cells does not make it forget the rest (on HCS it kept
+    /// the writers' other cells from getting worse but gained under a point, so `learn`
+    /// passes none).
+    pub replay: Vec<Example>,
+    /// The share of each batch drawn from `replay` (rounded to whole cells; ignored
+    /// when `replay` is empty).
+    pub replay_share: f32,
 }
 
 impl Default for TuneParams {
@@ -58,6 +79,8 @@ impl Default for TuneParams {
             frozen_convs: 35,
             pull: 0.0,
             shift: 0,
+            replay: Vec::new(),
+            replay_share: 0.5,
         }
     }
 }
@@ -112,6 +135,29 @@ impl Rng {
             let j = self.below(i as u64 + 1) as usize;
             v.swap(i, j);
         }
+    }
+}
+
+/// Cells drawn in a shuffled order, reshuffled after each pass.
+struct Deck {
+    order: Vec<usize>,
+    next: usize,
+}
+
+impl Deck {
+    fn new(cells: std::ops::Range<usize>, rng: &mut Rng) -> Self {
+        let mut order: Vec<usize> = cells.collect();
+        rng.shuffle(&mut order);
+        Deck { order, next: 0 }
+    }
+
+    fn draw(&mut self, rng: &mut Rng) -> usize {
+        if self.next == self.order.len() {
+            rng.shuffle(&mut self.order);
+            self.next = 0;
+        }
+        self.next += 1;
+        self.order[self.next - 1]
     }
 }
 
@@ -246,14 +292,17 @@ pub fn fine_tune(
         || params.lr <= 0.0
         || params.pull.is_nan()
         || params.pull < 0.0
+        || !(0.0..=1.0).contains(&params.replay_share)
     {
         return Err(TuneError::Params(
-            "batch and learning rate must be positive, pull not negative".into(),
+            "batch and learning rate must be positive, pull not negative, the replay share between 0 and 1".into(),
         ));
     }
     let classes = manifest.alphabet.len();
     let steps_t = manifest.output.steps;
-    for (i, e) in examples.iter().enumerate() {
+    // Replay cells are numbered after the learning cells, in errors and in the cache.
+    let all: Vec<&Example> = examples.iter().chain(&params.replay).collect();
+    for (i, e) in all.iter().enumerate() {
         if let Some(&c) = e
             .target
             .iter()
@@ -278,7 +327,7 @@ pub fn fine_tune(
     if net.params.is_empty() {
         return Err(TuneError::Params("every layer is frozen".into()));
     }
-    let refs: Vec<&GrayImage> = examples.iter().map(|e| &e.crop).collect();
+    let refs: Vec<&GrayImage> = all.iter().map(|e| &e.crop).collect();
     let inputs = prepare(manifest, &refs);
     let (h, w) = (
         manifest.input.height as usize,
@@ -286,12 +335,16 @@ pub fn fine_tune(
     );
     let spec = &manifest.input;
     let fill = (spec.pad_value * spec.scale - spec.mean) / spec.std;
+    let replayed = if params.replay.is_empty() {
+        0
+    } else {
+        ((params.batch as f32 * params.replay_share).round() as usize).min(params.batch)
+    };
 
     let pool = pool(params.threads)?;
     let mut rng = Rng(params.seed);
-    let mut order: Vec<usize> = (0..examples.len()).collect();
-    rng.shuffle(&mut order);
-    let mut next = 0usize;
+    let mut own = Deck::new(0..examples.len(), &mut rng);
+    let mut replay = Deck::new(examples.len()..all.len(), &mut rng);
     let mut weights: Vec<Vec<f32>> = net.params.iter().map(|p| p.base.clone()).collect();
     let mut m: Vec<Vec<f32>> = weights.iter().map(|v| vec![0.0; v.len()]).collect();
     let mut v: Vec<Vec<f32>> = m.clone();
@@ -306,13 +359,13 @@ pub fn fine_tune(
     for step in 0..params.steps {
         let mut picked = Vec::with_capacity(params.batch);
         let mut data = Vec::with_capacity(params.batch * h * w);
-        for _ in 0..params.batch {
-            if next == order.len() {
-                rng.shuffle(&mut order);
-                next = 0;
-            }
-            let i = order[next];
-            next += 1;
+        for k in 0..params.batch {
+            let deck = if k < params.batch - replayed {
+                &mut own
+            } else {
+                &mut replay
+            };
+            let i = deck.draw(&mut rng);
             let s = i64::from(params.shift);
             let dx = rng.below(2 * s as u64 + 1) as i64 - s;
             let dy = rng.below(s as u64 + 1) as i64 - s / 2;
@@ -321,10 +374,7 @@ pub fn fine_tune(
             }
             picked.push(i);
         }
-        let targets: Vec<&[u32]> = picked
-            .iter()
-            .map(|&i| examples[i].target.as_slice())
-            .collect();
+        let targets: Vec<&[u32]> = picked.iter().map(|&i| all[i].target.as_slice()).collect();
         let input = match &cache {
             Some(c) => Input::Frozen(c.batch(&picked)?),
             None => Input::Image(data),
@@ -480,4 +530,61 @@ fn gradients(
         .collect::<Result<Vec<_>, _>>()
         .map_err(model_err)?;
     Ok(((loss_sum / n as f64) as f32, grads))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> Manifest {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cellreader.json");
+        Manifest::load(&path).unwrap()
+    }
+
+    fn cell(target: Vec<u32>) -> Example {
+        Example {
+            crop: GrayImage::new(40, 12),
+            target,
+        }
+    }
+
+    #[test]
+    fn replay_cells_are_checked_like_the_learning_cells() {
+        let m = manifest();
+        let params = TuneParams {
+            replay: vec![cell(vec![1]), cell(vec![m.blank as u32])],
+            ..TuneParams::default()
+        };
+        // The labels are checked before the graph is read: no graph is needed.
+        let err = fine_tune(b"", &m, &[cell(vec![1, 2])], &params, &mut |_, _, _| {});
+        assert!(
+            matches!(err, Err(TuneError::BadLabel { example: 2, .. })),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_replay_share_outside_0_to_1_is_refused() {
+        let m = manifest();
+        for share in [-0.1, 1.5, f32::NAN] {
+            let params = TuneParams {
+                replay: vec![cell(vec![1])],
+                replay_share: share,
+                ..TuneParams::default()
+            };
+            let err = fine_tune(b"", &m, &[cell(vec![1])], &params, &mut |_, _, _| {});
+            assert!(matches!(err, Err(TuneError::Params(_))), "{share}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn a_deck_gives_every_cell_once_per_pass() {
+        let mut rng = Rng(7);
+        let mut deck = Deck::new(5..9, &mut rng);
+        for _ in 0..3 {
+            let mut pass: Vec<usize> = (0..4).map(|_| deck.draw(&mut rng)).collect();
+            pass.sort_unstable();
+            assert_eq!(pass, vec![5, 6, 7, 8]);
+        }
+    }
 }
