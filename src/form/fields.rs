@@ -83,7 +83,9 @@ pub struct FormText {
 /// Russian ones are what the recogniser reads on Russian print (measured on the
 /// generator's `rcf-*` forms): `Турнир` TyPHup / TypHMp, `Тур` Typ, `Доска` Aocka,
 /// `Дата` Aata / Aara, `Белые` FeΛble / benble / FeAne, `Чёрные` YëpHbie / YëpHble,
-/// `Результат` Pe3y∧bTaT / Pe3ynbTaT (`Λ`, `∧` fold to `a`).
+/// `Результат` Pe3y∧bTaT / Pe3ynbTaT (`Λ`, `∧` fold to `a`); `Стол` printed in five
+/// fonts (`examples/ocr_lines.rs`): CTOn / CTon / CTOπ / CTOI / CTOT / CTor, all within
+/// one slip of `cton`.
 pub const LABELS: &[(FieldKind, &[&str])] = &[
     (
         FieldKind::Event,
@@ -111,12 +113,15 @@ pub const LABELS: &[(FieldKind, &[&str])] = &[
         &[
             "board",
             "bd",
+            "br",
             "brett",
+            "szach",
             "szachownica",
             "stol",
             "table",
             "mesa",
             "aocka",
+            "cton",
         ],
     ),
     (
@@ -168,6 +173,35 @@ fn is_signature_word(word: &str) -> bool {
         };
         edit_distance(&w, s) <= allowed
     })
+}
+
+/// `text` up to the form's own print read with it: a signature word (`Signature`,
+/// `Unterschrift` ...) glued to a name where the writing runs up to the signature
+/// line's caption. The whole text when it holds none.
+pub fn before_print(text: &str) -> &str {
+    let lower: String = text.to_lowercase();
+    let cut = SIGNATURE_WORDS
+        .iter()
+        .filter(|w| w.len() >= 5)
+        .filter_map(|w| lower.find(w))
+        .min();
+    match cut {
+        // `to_lowercase` keeps byte offsets only for these scripts' letters where
+        // lengths agree; check before slicing.
+        Some(i) if text.is_char_boundary(i) && lower.len() == text.len() => &text[..i],
+        _ => text,
+    }
+}
+
+/// Whether a reading is the form's print rather than writing: two field labels in
+/// it (`Nr. Weiß Schwarz`, a table's heading read where a blank name was looked for).
+pub fn reads_labels(text: &str) -> bool {
+    let t = fold(text);
+    let found = LABELS
+        .iter()
+        .filter(|(_, spellings)| spellings.iter().any(|l| l.len() >= 5 && t.contains(l)))
+        .count();
+    found >= 2
 }
 
 /// Lower case, diacritics folded, Cyrillic look-alikes as the Latin letters they are
@@ -1142,6 +1176,9 @@ mod tests {
             ("Typ:", FieldKind::Round),
             ("Rd.", FieldKind::Round),
             ("Aocka:", FieldKind::Board),
+            ("Br.", FieldKind::Board),
+            ("CTOπ", FieldKind::Board),
+            ("CTon:", FieldKind::Board),
             ("Szachownica", FieldKind::Board),
             ("Aata:", FieldKind::Date),
             ("Weiβ:", FieldKind::White),
@@ -1157,6 +1194,19 @@ mod tests {
         for word in ["Buffalo", "1901", "Marshall", "OFFICIAL", "Nr", "Rook"] {
             assert_eq!(match_label(word), None, "{word}");
         }
+    }
+
+    #[test]
+    fn a_signature_caption_read_with_a_name_is_cut_off() {
+        assert_eq!(
+            before_print("Eichhorn, BärbelSignature"),
+            "Eichhorn, Bärbel"
+        );
+        assert_eq!(before_print("Tom Templeton signature"), "Tom Templeton ");
+        assert_eq!(before_print("Podpis"), "");
+        assert_eq!(before_print("Golab"), "Golab");
+        assert!(reads_labels("Nr.WeißSchwarz"));
+        assert!(!reads_labels("Blackburne, J."));
     }
 
     #[test]

@@ -502,10 +502,15 @@ fn read_open(v: &mut ValueRead, line: Option<&(String, f32)>, cyr: bool) {
         v.note = Some("written in Cyrillic, which the text reader cannot read".into());
         return;
     }
-    match line {
-        Some((text, p)) if !text.trim().is_empty() => {
-            v.value = Some(text.trim().to_string());
-            v.confidence = round3(*p);
+    match line.map(|(t, p)| (super::fields::before_print(t).trim(), *p)) {
+        Some((text, _)) if super::fields::reads_labels(text) => {
+            v.note = Some(format!(
+                "reads the form's print (`{text}`), nothing written"
+            ));
+        }
+        Some((text, p)) if !text.is_empty() => {
+            v.value = Some(text.to_string());
+            v.confidence = round3(p);
         }
         Some(_) => v.note = Some("the text reader reads nothing here".into()),
         None => v.note = Some("no text reader: not read".into()),
