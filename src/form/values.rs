@@ -95,6 +95,8 @@ pub struct SpotText {
     pub name_scores: Vec<Option<f32>>,
     /// Per result spelling the text reader spells: its score.
     pub result_scores: Vec<(&'static str, &'static str, f32)>,
+    /// A round's or board's numbers (see [`number_set`]): the text reader's score.
+    pub number_scores: Vec<(String, f32)>,
     /// The box holds the printed result options, not a written result.
     pub printed: bool,
 }
@@ -148,6 +150,7 @@ pub fn look(
                 line: None,
                 name_scores: Vec::new(),
                 result_scores: Vec::new(),
+                number_scores: Vec::new(),
                 printed,
             };
             let Some(crop) = text.crop.as_ref() else {
@@ -163,6 +166,17 @@ pub fn look(
                 }
                 "white" | "black" | "event" => text.line = Some(reader.read_line(crop)),
                 "date" => text.line = Some(reader.read_line(crop)),
+                "round" | "board" => {
+                    let known = if text.spot.field == "round" {
+                        vocab.rounds
+                    } else {
+                        &[]
+                    };
+                    let set = number_set(known);
+                    let words: Vec<&str> = set.iter().map(String::as_str).collect();
+                    let scores = reader.score_all(crop, &words);
+                    text.number_scores = set.into_iter().zip(scores).collect();
+                }
                 "result" => {
                     // Every spelling the text reader spells, the cell reader's too: a
                     // softmax over only the others (the draws' `½`, the words) would
@@ -170,9 +184,12 @@ pub fn look(
                     let spelt: Vec<(&'static str, &'static str)> = result_spellings()
                         .filter(|(s, _)| reader.spells(s))
                         .collect();
+                    let words: Vec<&str> = spelt.iter().map(|(s, _)| *s).collect();
+                    let scores = reader.score_all(crop, &words);
                     text.result_scores = spelt
                         .into_iter()
-                        .map(|(s, r)| (s, r, reader.score(crop, s)))
+                        .zip(scores)
+                        .map(|((s, r), p)| (s, r, p))
                         .collect();
                 }
                 _ => {}
@@ -221,8 +238,8 @@ pub fn read(
         };
         let mut cell = Cell::new(&cell, &alphabet, floor);
         match v.field.as_str() {
-            "round" => read_number(&mut v, &mut cell, vocab.rounds),
-            "board" => read_number(&mut v, &mut cell, &[]),
+            "round" => read_number(&mut v, &mut cell, vocab.rounds, &s.number_scores),
+            "board" => read_number(&mut v, &mut cell, &[], &s.number_scores),
             "date" => read_date(&mut v, &mut cell, s.line.as_ref()),
             "result" => read_result(&mut v, &mut cell, &s.result_scores),
             "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
@@ -353,14 +370,21 @@ fn take_best(v: &mut ValueRead, probs: Vec<(String, f32)>, fit: f32) {
         .collect();
 }
 
-/// A round or board: the closed set `known` (the pairings' rounds), else
-/// `1..=MAX_NUMBER`, each also written with a trailing dot.
-fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String]) {
-    let set: Vec<String> = if known.is_empty() {
+/// The numbers a round or board may say: the closed set `known` (the pairings'
+/// rounds), else `1..=MAX_NUMBER`.
+fn number_set(known: &[String]) -> Vec<String> {
+    if known.is_empty() {
         (1..=MAX_NUMBER).map(|n| n.to_string()).collect()
     } else {
         known.to_vec()
-    };
+    }
+}
+
+/// A round or board: the numbers of [`number_set`], each also written with a
+/// trailing dot, scored by the cell reader; where the text reader scored them too
+/// (`text`), the two readers' probabilities averaged, as for a result.
+fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], text: &[(String, f32)]) {
+    let set = number_set(known);
     let mut scored = Vec::with_capacity(set.len() * 2);
     for n in &set {
         scored.push((n.clone(), cell.log_share(n)));
@@ -368,7 +392,27 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String]) {
     }
     let best = scored.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
     let fit = best - cell.own().max(best);
-    take_best(v, softmax(&scored), fit);
+    let by_cell = softmax(&scored);
+    let by_text = softmax(text);
+    let probs = if by_text.is_empty() || !by_text.iter().any(|(_, p)| p.is_finite()) {
+        by_cell
+    } else {
+        average(&by_cell, &by_text)
+    };
+    take_best(v, probs, fit);
+}
+
+/// Two readers' probabilities per value, averaged, best first.
+fn average(a: &[(String, f32)], b: &[(String, f32)]) -> Vec<(String, f32)> {
+    let mut merged: Vec<(String, f32)> = a.iter().map(|(r, p)| (r.clone(), p * 0.5)).collect();
+    for (r, p) in b {
+        match merged.iter_mut().find(|(w, _)| w == r) {
+            Some(e) => e.1 += p * 0.5,
+            None => merged.push((r.clone(), p * 0.5)),
+        }
+    }
+    merged.sort_by(|x, y| y.1.total_cmp(&x.1));
+    merged
 }
 
 /// Result spellings the cell reader or the text reader may read in a result field,
@@ -762,6 +806,10 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
 
     fn score(&mut self, crop: &GrayImage, text: &str) -> f32 {
         crate::model::ocr::PrintedReader::score(self, crop, text)
+    }
+
+    fn score_all(&mut self, crop: &GrayImage, texts: &[&str]) -> Vec<f32> {
+        crate::model::ocr::PrintedReader::score_all(self, crop, texts)
     }
 
     fn spells(&self, text: &str) -> bool {

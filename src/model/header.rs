@@ -40,6 +40,12 @@ pub trait HeaderReader {
     /// Log-likelihood (nats) that `crop` says `text`.
     fn score(&mut self, crop: &GrayImage, text: &str) -> f32;
 
+    /// [`HeaderReader::score`] for each of `texts`; a reader that reads the crop once
+    /// for all of them overrides it.
+    fn score_all(&mut self, crop: &GrayImage, texts: &[&str]) -> Vec<f32> {
+        texts.iter().map(|t| self.score(crop, t)).collect()
+    }
+
     /// Whether the reader's dictionary spells every letter of `text`.
     fn spells(&self, text: &str) -> bool;
 }

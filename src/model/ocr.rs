@@ -311,12 +311,19 @@ impl PrintedReader {
     /// alike; a character the dictionary lacks otherwise costs a fixed -9. Minus
     /// infinity when the runtime fails or the crop is too narrow for the text.
     pub fn score(&mut self, crop: &GrayImage, text: &str) -> f32 {
-        let Ok(p) = self.recognise(std::slice::from_ref(crop)) else {
-            return f32::NEG_INFINITY;
+        self.score_all(crop, &[text])[0]
+    }
+
+    /// [`PrintedReader::score`] for each of `texts`, the crop read once.
+    pub fn score_all(&mut self, crop: &GrayImage, texts: &[&str]) -> Vec<f32> {
+        let p = match self.recognise(std::slice::from_ref(crop)) {
+            Ok(p) if !p.is_empty() => p,
+            _ => return vec![f32::NEG_INFINITY; texts.len()],
         };
-        let Some(p) = p.first() else {
-            return f32::NEG_INFINITY;
-        };
+        texts.iter().map(|t| self.score_read(&p[0], t)).collect()
+    }
+
+    fn score_read(&self, p: &LineProbs, text: &str) -> f32 {
         let mut labels = Vec::new();
         let mut penalty = 0.0;
         for c in text.chars() {
