@@ -571,10 +571,10 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
     let own = cell.own();
     let chars = cell.greedy.chars().count().max(1) as f32;
     let by_cell = parse_date(&cell.greedy).map(|d| {
-        let p = (own / chars).exp().min(1.0) * date_share(&d);
+        let p = (own / chars).exp().min(1.0) * date_share(&d, &cell.greedy);
         (d, p)
     });
-    let by_text = line.and_then(|(t, p)| parse_date(t).map(|d| (d.clone(), p * date_share(&d))));
+    let by_text = line.and_then(|(t, p)| parse_date(t).map(|d| (d.clone(), p * date_share(&d, t))));
     let (value, confidence, candidates) = match (by_cell, by_text) {
         (Some((a, pa)), Some((b, pb))) if a == b => {
             (a.clone(), 1.0 - (1.0 - pa) * (1.0 - pb), vec![(a, 1.0)])
@@ -603,9 +603,17 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
     v.candidates = candidates;
 }
 
-/// Share of a date's parts read (a part `??` counts none).
-fn date_share(date: &str) -> f32 {
+/// Share of a date's parts read (a part `??` counts none); a year written alone
+/// (`1982` on an old sheet) is all there is to read.
+fn date_share(date: &str, written: &str) -> f32 {
     let known = date.split('.').filter(|p| !p.contains('?')).count();
+    let parts = written
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .count();
+    if parts == 1 && date.ends_with(".??.??") && !date.starts_with('?') {
+        return 1.0;
+    }
     known as f32 / 3.0
 }
 
@@ -614,7 +622,8 @@ fn date_share(date: &str) -> f32 {
 /// (`27/7/2020`, `02.02.2022`, `2022-02-02`, `27.7.20`), or a month in words (`2
 /// февраля 2022`, `2 Feb 2022`, `2. Februar 2022`).
 pub fn parse_date(text: &str) -> Option<String> {
-    // The reader's look-alikes of digits.
+    // The readers' look-alikes of digits; the cell reader, made for moves, has no
+    // `9` and reads it as the file `g` (mapped in numbers only: `Aug`).
     let t: String = text
         .chars()
         .map(|c| match c {
@@ -623,10 +632,19 @@ pub fn parse_date(text: &str) -> Option<String> {
             _ => c,
         })
         .collect();
-    let parts: Vec<&str> = t
+    let owned: Vec<String> = t
         .split(|c: char| !c.is_alphanumeric())
         .filter(|p| !p.is_empty())
+        .map(|p| {
+            let digits_or_g = p.chars().all(|c| c.is_ascii_digit() || c == 'g');
+            if digits_or_g && p.chars().any(|c| c.is_ascii_digit()) {
+                p.replace('g', "9")
+            } else {
+                p.to_string()
+            }
+        })
         .collect();
+    let parts: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (y, m, d) = match parts[..] {
         [a, b, c] if is_num(a) && is_num(c) => {
             let month = if is_num(b) {
@@ -642,6 +660,8 @@ pub fn parse_date(text: &str) -> Option<String> {
                 return None;
             }
         }
+        // A year alone (a game's year on an old sheet).
+        [a] if a.len() == 4 && is_num(a) => (Some(a), None, None),
         [a] if a.len() == 8 && is_num(a) => {
             if a.starts_with("19") || a.starts_with("20") {
                 (Some(&a[..4]), a[4..6].parse().ok(), a[6..].parse().ok())
@@ -831,6 +851,8 @@ mod tests {
         assert_eq!(parse_date("2. Februar 2022").as_deref(), Some("2022.02.02"));
         assert_eq!(parse_date("O2.O2.2O22").as_deref(), Some("2022.02.02"));
         assert_eq!(parse_date("27.13.2020").as_deref(), Some("2020.??.27"));
+        assert_eq!(parse_date("1g82").as_deref(), Some("1982.??.??"));
+        assert_eq!(parse_date("2 Aug 2022").as_deref(), Some("2022.08.02"));
         assert_eq!(parse_date("Nf3"), None);
         assert_eq!(parse_date(""), None);
     }
