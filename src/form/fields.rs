@@ -283,6 +283,8 @@ struct LineWord {
     x0: u32,
     x1: u32,
     colon: bool,
+    /// The word's first and one-past-last characters in the line.
+    span: (usize, usize),
 }
 
 /// Cuts a line into words at spaces and colons, placing each by the columns the
@@ -323,6 +325,7 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                     x0: left(s),
                     x1: right(i - 1),
                     colon: c == Some(':'),
+                    span: (s, i),
                 });
             }
         } else if start.is_none() {
@@ -882,8 +885,11 @@ fn wins_inside(line: &TextLine) -> Vec<(&'static str, [u32; 4])> {
             ('0', '1') => "0-1",
             _ => continue,
         };
+        // A digit before it is part of a longer number, except the `2` of a draw's `½`
+        // read glued to it (`V2:1½20:1`, `1:0Y2`).
+        let draw_tail = i >= 2 && c[i - 1] == '2' && matches!(c[i - 2], '½' | 'V' | 'Y' | '/');
         if !sep(c[i + 1])
-            || (i > 0 && (c[i - 1].is_ascii_digit() || sep(c[i - 1])))
+            || (i > 0 && ((c[i - 1].is_ascii_digit() && !draw_tail) || sep(c[i - 1])))
             || (i + 3 < n && (c[i + 3].is_ascii_digit() || sep(c[i + 3])))
         {
             continue;
@@ -920,9 +926,28 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
         for w in ws {
             if let Some(r) = printed_option(&w.text) {
                 let [_, y, _, h] = line.bbox;
+                // A draw read with a cross or tick glued after it (`½:½X` beside a
+                // crossed `0:1`) ends at its last `½`: the window that weighs its mark
+                // must not take the neighbour's.
+                let x1 = match line.chars[w.span.0..w.span.1]
+                    .iter()
+                    .rposition(|c| c.0 == '½')
+                {
+                    Some(k)
+                        if r == "1/2-1/2"
+                            && w.span.0 + k + 1 < w.span.1
+                            && line.chars[w.span.0 + k + 1..w.span.1].iter().all(|c| {
+                                matches!(c.0, 'X' | 'x' | '×' | 'V' | 'v' | '✓' | '✗')
+                            }) =>
+                    {
+                        let i = w.span.0 + k;
+                        (line.chars[i].1 + line.chars[i + 1].1) / 2
+                    }
+                    _ => w.x1,
+                };
                 opts.push(Opt {
                     result: r,
-                    bbox: [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h],
+                    bbox: [w.x0, y, x1.saturating_sub(w.x0).max(1), h],
                 });
             }
         }
@@ -1024,8 +1049,15 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
             .find(|b| near_mid(*b) && b[2] as f32 <= 4.0 * h)
     });
     let gap = (wx - lx).abs().max((wy - ly).abs());
+    // Room for a third option: in a row, the wins' width where that is less than the
+    // line's height (a tick or circle through the print makes the line tall).
+    let size = if (wx - lx).abs() >= (wy - ly).abs() {
+        h.min(win.bbox[2].max(loss.bbox[2]) as f32)
+    } else {
+        h
+    };
     let draw_box = draw_box.or_else(|| {
-        (gap > 2.5 * h).then(|| {
+        (gap > 2.5 * size).then(|| {
             let w = win.bbox[2].max(loss.bbox[2]);
             let hh = win.bbox[3].max(loss.bbox[3]);
             [
@@ -1216,6 +1248,42 @@ mod tests {
         assert_eq!(printed_option("½-½"), Some("1/2-1/2"));
         assert_eq!(printed_option("1/2"), Some("1/2-1/2"));
         assert_eq!(printed_option("10"), None);
+    }
+
+    fn options_of(text: &str, bbox: [u32; 4]) -> Vec<(String, [u32; 4])> {
+        let page = GrayImage::from_pixel(1000, 2000, image::Luma([235]));
+        form_from_lines(&page, None, &[line(text, bbox)])
+            .result_options
+            .map(|o| o.options)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_loss_glued_after_a_draw_is_an_option_and_a_time_is_not() {
+        let found = options_of("Result: 1:0 V2:1½20:1", [170, 1680, 320, 40]);
+        let results: Vec<&str> = found.iter().map(|o| o.0.as_str()).collect();
+        assert!(
+            results.contains(&"1-0") && results.contains(&"0-1"),
+            "{found:?}"
+        );
+        let time = wins_inside(&line("ends 20:1", [100, 100, 180, 30]));
+        assert!(time.is_empty(), "{time:?}");
+    }
+
+    #[test]
+    fn a_draw_read_with_a_cross_after_it_ends_at_its_half() {
+        // 16 characters over 320 pixels: the `X` is the last, at 310.
+        let found = options_of("Result: 1:0 ½:½X", [100, 1660, 320, 50]);
+        let draw = found.iter().find(|o| o.0 == "1/2-1/2").expect("the draw");
+        assert!(draw.1[0] + draw.1[2] <= 400, "{found:?}");
+    }
+
+    #[test]
+    fn a_tick_that_makes_the_line_tall_leaves_room_for_the_draw() {
+        // The draw ticked reads as `u`; the line is as tall as the tick.
+        let found = options_of("Result 1:0  u  0:1", [100, 1600, 360, 70]);
+        let results: Vec<&str> = found.iter().map(|o| o.0.as_str()).collect();
+        assert_eq!(results, ["1-0", "1/2-1/2", "0-1"], "{found:?}");
     }
 
     fn line(text: &str, bbox: [u32; 4]) -> TextLine {
