@@ -488,19 +488,26 @@ impl<'a> Ink<'a> {
         top: Result<u32, (u32, u32)>,
         bottom: Option<u32>,
     ) -> Option<u32> {
-        let meets = |x: u32, y: u32| {
-            (x.saturating_sub(1)..=x + 1)
-                .any(|c| (y.saturating_sub(1)..=y + 1).any(|r| self.dark(c, r)))
+        // Inked (at the pale level of thin print) on every row from `a` to `b`: a
+        // side runs into the rule it meets, where a stroke of writing in the box stops
+        // short of it (the rule itself is dark under any column).
+        let pale = |c: u32, r: u32| {
+            c < self.page.width()
+                && r < self.page.height()
+                && self.page.get_pixel(c, r).0[0] < self.faint
+        };
+        let meets = |x: u32, a: u32, b: u32| {
+            (a.min(b)..=a.max(b)).all(|r| (x.saturating_sub(1)..=x + 1).any(|c| pale(c, r)))
         };
         let dark = |x: u32| {
             self.col_share(x, y0, y1) > 0.9
                 && match top {
-                    Ok(r) => meets(x, r),
+                    Ok(r) => meets(x, r, y0),
                     // The middle of the label's rows: its box as read may reach past
                     // the box's top.
                     Err((a, b)) => self.col_share(x, a + (b - a) / 4, b - (b - a) / 4) > 0.9,
                 }
-                && bottom.is_none_or(|r| meets(x, r))
+                && bottom.is_none_or(|r| meets(x, y1, r))
         };
         if to >= from {
             (from..to.min(self.page.width())).find(|&x| dark(x))
