@@ -1,7 +1,7 @@
 //! Header fields read from a form (the generator's `dsb-above-line` tune family, a
 //! `select` hand): the board and round written in their boxes reach `fields[]`, the
 //! game and the PGN; fields left blank give no value; a name is picked among the
-//! pairings' names.
+//! pairings' names; a result written in words is read.
 
 use std::path::PathBuf;
 
@@ -88,4 +88,13 @@ fn a_name_is_picked_among_the_pairings_names() {
         r.game.as_ref().and_then(|g| g.white.as_deref()),
         Some("Blümel, Kai")
     );
+}
+
+#[test]
+fn a_result_written_in_words_is_read() {
+    // `Remis` on the result line: the cell reader cannot spell it and reads some move
+    // there instead; the text reader's `Remis` explains the writing.
+    let r = read("dsb_result_remis.jpg", &SheetOptions::default());
+    assert_eq!(value(&r, "result"), Some("1/2-1/2"), "{:#?}", r.fields);
+    assert_eq!(r.result, "1/2-1/2");
 }

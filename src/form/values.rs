@@ -95,6 +95,9 @@ pub struct SpotText {
     pub name_scores: Vec<Option<f32>>,
     /// Per result spelling the text reader spells: its score.
     pub result_scores: Vec<(&'static str, &'static str, f32)>,
+    /// The text reader's score of its own reading of a result (`line`): what the
+    /// spellings' scores are weighed against (minus infinity when it read nothing).
+    pub result_own: f32,
     /// A round's or board's numbers (see [`number_set`]): the text reader's score.
     pub number_scores: Vec<(String, f32)>,
     /// The box holds the printed result options, not a written result.
@@ -150,6 +153,7 @@ pub fn look(
                 line: None,
                 name_scores: Vec::new(),
                 result_scores: Vec::new(),
+                result_own: f32::NEG_INFINITY,
                 number_scores: Vec::new(),
                 printed,
             };
@@ -184,8 +188,16 @@ pub fn look(
                     let spelt: Vec<(&'static str, &'static str)> = result_spellings()
                         .filter(|(s, _)| reader.spells(s))
                         .collect();
-                    let words: Vec<&str> = spelt.iter().map(|(s, _)| *s).collect();
-                    let scores = reader.score_all(crop, &words);
+                    let line = reader.read_line(crop);
+                    let mut words: Vec<&str> = spelt.iter().map(|(s, _)| *s).collect();
+                    if !line.0.is_empty() {
+                        words.push(&line.0);
+                    }
+                    let mut scores = reader.score_all(crop, &words);
+                    if !line.0.is_empty() {
+                        text.result_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
+                    }
+                    text.line = Some(line);
                     text.result_scores = spelt
                         .into_iter()
                         .zip(scores)
@@ -241,7 +253,7 @@ pub fn read(
             "round" => read_number(&mut v, &mut cell, vocab.rounds, &s.number_scores),
             "board" => read_number(&mut v, &mut cell, &[], &s.number_scores),
             "date" => read_date(&mut v, &mut cell, s.line.as_ref()),
-            "result" => read_result(&mut v, &mut cell, &s.result_scores),
+            "result" => read_result(&mut v, &mut cell, &s.result_scores, s.result_own),
             "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
             "event" => read_open(&mut v, s.line.as_ref(), looked.cyrillic),
             _ => v.note = Some("not read".into()),
@@ -460,9 +472,13 @@ fn result_spellings() -> impl Iterator<Item = (&'static str, &'static str)> {
 }
 
 /// A result field: each reader scores the spellings it spells (the text reader's in
-/// `text`, from [`look`]); each reader's probabilities per result (softmax over its
-/// spellings), averaged where both read some.
-fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
+/// `text`, from [`look`], with `text_own` its own reading's score); each reader's
+/// probabilities per result (softmax over its spellings), averaged where both read
+/// some. A reader whose own reading explains the crop far better than any spelling
+/// (the cell reader before a word it cannot spell, `Remis`) leaves the result to the
+/// other where that one's spellings explain it; the value is cut only when neither's
+/// do.
+fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)], text_own: f32) {
     let mut cell_scored = Vec::new();
     for (s, r) in result_spellings() {
         if spells(cell.alphabet, s) {
@@ -473,7 +489,13 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
         .iter()
         .map(|s| s.1)
         .fold(f32::NEG_INFINITY, f32::max);
-    let fit = best - cell.own().max(best);
+    let cell_fit = best - cell.own().max(best);
+    let text_best = text.iter().map(|t| t.2).fold(f32::NEG_INFINITY, f32::max);
+    let text_fit = if text_own.is_finite() {
+        text_best - text_own.max(text_best)
+    } else {
+        f32::NEG_INFINITY
+    };
     let by_cell = softmax(&cell_scored);
     let by_text = softmax(
         &text
@@ -481,8 +503,11 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
             .map(|(_, r, s)| (r.to_string(), *s))
             .collect::<Vec<_>>(),
     );
-    let probs = if by_text.is_empty() {
+    let (cell_ok, text_ok) = (cell_fit + FIT_SLACK >= 0.0, text_fit + FIT_SLACK >= 0.0);
+    let probs = if by_text.is_empty() || (cell_ok && !text_ok && !by_cell.is_empty()) {
         by_cell
+    } else if text_ok && !cell_ok {
+        by_text
     } else {
         // Where only the text reader spells what is written (`½`, a word), it alone
         // is sure of it and the average still names it.
@@ -498,7 +523,7 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)]) {
         merged.sort_by(|a, b| b.1.total_cmp(&a.1));
         merged
     };
-    take_best(v, probs, fit);
+    take_best(v, probs, cell_fit.max(text_fit));
 }
 
 /// A player's name: with the pairings' names, the candidates scored by the text reader
