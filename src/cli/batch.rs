@@ -132,17 +132,19 @@ impl ModelPool {
             .map_or_else(String::new, |m| m.manifest().name.clone())
     }
 
-    /// Runs `f` with a model of its own.
+    /// Runs `f` with a model of its own. The model goes back to the pool even when
+    /// `f` panics (re-raised after), so one sheet's fault does not take a worker's
+    /// model from the rest of the batch.
     pub fn with<R>(&self, f: impl FnOnce(&mut OrtModel) -> R) -> R {
-        let mut model = self
-            .0
-            .lock()
-            .expect("model pool")
-            .pop()
-            .expect("one model per worker");
-        let r = f(&mut model);
-        self.0.lock().expect("model pool").push(model);
-        r
+        let lock = || {
+            self.0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let mut model = lock().pop().expect("one model per worker");
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut model)));
+        lock().push(model);
+        r.unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 }
 
@@ -172,4 +174,21 @@ pub fn progress(len: usize, quiet: bool) -> ProgressBar {
             .expect("valid template"),
     );
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_while_reading_gives_the_model_back() {
+        let pool = ModelPool::load(None, None, 1, false).expect("the built-in model");
+        let fault = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.with(|_| panic!("a fault in one sheet"))
+        }));
+        assert!(fault.is_err());
+        // The one model is back: the next sheet gets it.
+        let name = pool.with(|m| m.manifest().name.clone());
+        assert!(!name.is_empty());
+    }
 }

@@ -373,8 +373,27 @@ pub(super) fn read_any(
     model: &mut dyn CellModel,
     batch: &Batch,
 ) -> Outcome {
-    match job {
+    // A fault in reading one sheet is that sheet's error: the batch goes on.
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match job {
         Job::One(input) => read_one(input, pipeline, model, batch),
         Job::Game(copies, stem) => read_game(copies, stem, pipeline, model, batch),
-    }
+    }));
+    read.unwrap_or_else(|fault| {
+        let why = fault
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| fault.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        let files: Vec<String> = job
+            .inputs()
+            .iter()
+            .map(|i| i.path.display().to_string())
+            .collect();
+        let mut o = new_outcome();
+        o.errors.push(format!(
+            "{}: skipped: an internal error in the reader ({why}); please report it",
+            files.join(", ")
+        ));
+        o
+    })
 }
