@@ -253,7 +253,10 @@ pub fn read(
             "round" => read_number(&mut v, &mut cell, vocab.rounds, &s.number_scores),
             "board" => read_number(&mut v, &mut cell, &[], &s.number_scores),
             "date" => read_date(&mut v, &mut cell, s.line.as_ref()),
-            "result" => read_result(&mut v, &mut cell, &s.result_scores, s.result_own),
+            "result" => {
+                let own = s.line.as_ref().map(|l| (l.0.as_str(), s.result_own));
+                read_result(&mut v, &mut cell, &s.result_scores, own);
+            }
             "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
             "event" => read_open(&mut v, s.line.as_ref(), looked.cyrillic),
             _ => v.note = Some("not read".into()),
@@ -472,13 +475,19 @@ fn result_spellings() -> impl Iterator<Item = (&'static str, &'static str)> {
 }
 
 /// A result field: each reader scores the spellings it spells (the text reader's in
-/// `text`, from [`look`], with `text_own` its own reading's score); each reader's
-/// probabilities per result (softmax over its spellings), averaged where both read
-/// some. A reader whose own reading explains the crop far better than any spelling
-/// (the cell reader before a word it cannot spell, `Remis`) leaves the result to the
-/// other where that one's spellings explain it; the value is cut only when neither's
-/// do.
-fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)], text_own: f32) {
+/// `text`, from [`look`], with `own` its own reading and that reading's score); each
+/// reader's probabilities per result (softmax over its spellings), averaged where
+/// both read some. Where the cell reader's own reading explains the crop far better
+/// than any result it spells (a word it cannot spell: `Remis`, `ничья`) and the text
+/// reader's spellings explain it about as well as its own reading of three characters
+/// or more, the text reader alone decides: a stroke left on a blank line reads `=` or
+/// `-` to it, never a word.
+fn read_result(
+    v: &mut ValueRead,
+    cell: &mut Cell,
+    text: &[(&str, &str, f32)],
+    own: Option<(&str, f32)>,
+) {
     let mut cell_scored = Vec::new();
     for (s, r) in result_spellings() {
         if spells(cell.alphabet, s) {
@@ -491,10 +500,11 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)], t
         .fold(f32::NEG_INFINITY, f32::max);
     let cell_fit = best - cell.own().max(best);
     let text_best = text.iter().map(|t| t.2).fold(f32::NEG_INFINITY, f32::max);
-    let text_fit = if text_own.is_finite() {
-        text_best - text_own.max(text_best)
-    } else {
-        f32::NEG_INFINITY
+    let text_fit = match own {
+        Some((t, score)) if t.chars().count() >= 3 && score.is_finite() => {
+            text_best - score.max(text_best)
+        }
+        _ => f32::NEG_INFINITY,
     };
     let by_cell = softmax(&cell_scored);
     let by_text = softmax(
@@ -503,10 +513,10 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)], t
             .map(|(_, r, s)| (r.to_string(), *s))
             .collect::<Vec<_>>(),
     );
-    let (cell_ok, text_ok) = (cell_fit + FIT_SLACK >= 0.0, text_fit + FIT_SLACK >= 0.0);
-    let probs = if by_text.is_empty() || (cell_ok && !text_ok && !by_cell.is_empty()) {
+    let text_alone = cell_fit + FIT_SLACK < 0.0 && text_fit + FIT_SLACK >= 0.0;
+    let probs = if by_text.is_empty() {
         by_cell
-    } else if text_ok && !cell_ok {
+    } else if text_alone {
         by_text
     } else {
         // Where only the text reader spells what is written (`½`, a word), it alone
@@ -523,7 +533,7 @@ fn read_result(v: &mut ValueRead, cell: &mut Cell, text: &[(&str, &str, f32)], t
         merged.sort_by(|a, b| b.1.total_cmp(&a.1));
         merged
     };
-    take_best(v, probs, cell_fit.max(text_fit));
+    take_best(v, probs, if text_alone { text_fit } else { cell_fit });
 }
 
 /// A player's name: with the pairings' names, the candidates scored by the text reader
