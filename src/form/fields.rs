@@ -383,6 +383,12 @@ impl<'a> Ink<'a> {
     fn dark(&self, x: u32, y: u32) -> bool {
         x < self.page.width() && y < self.page.height() && self.page.get_pixel(x, y).0[0] < self.cut
     }
+    /// Inked at the paler level of thin print (`faint`).
+    fn pale(&self, x: u32, y: u32) -> bool {
+        x < self.page.width()
+            && y < self.page.height()
+            && self.page.get_pixel(x, y).0[0] < self.faint
+    }
     /// Dark pixels in x0..x1 x y0..y1 that are not on a printed rule: runs of at
     /// least `run_x` pixels along a row or `run_y` down a column are taken out (a box
     /// printed round an option, the frame of the result box), so that what is left is
@@ -463,14 +469,9 @@ impl<'a> Ink<'a> {
     /// photographed form (paler ink counts, and a row's dark pixels may lie a row
     /// above or below it).
     fn line_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
-        let faint = |x: u32, y: u32| {
-            x < self.page.width()
-                && y < self.page.height()
-                && self.page.get_pixel(x, y).0[0] < self.faint
-        };
         (y..limit.min(self.page.height())).find(|&r| {
             let n = (x0..x1)
-                .filter(|&x| (r.saturating_sub(1)..=r + 1).any(|rr| faint(x, rr)))
+                .filter(|&x| (r.saturating_sub(1)..=r + 1).any(|rr| self.pale(x, rr)))
                 .count();
             n as f32 > 0.8 * x1.saturating_sub(x0).max(1) as f32
         })
@@ -491,15 +492,10 @@ impl<'a> Ink<'a> {
         // Inked (at the pale level of thin print) on every row from `a` to `b`: a
         // side runs into the rule it meets, where a stroke of writing in the box stops
         // short of it (the rule itself is dark under any column).
-        let pale = |c: u32, r: u32| {
-            c < self.page.width()
-                && r < self.page.height()
-                && self.page.get_pixel(c, r).0[0] < self.faint
-        };
         // (Two columns either way and one row missed: a photographed side still leans.)
         let meets = |x: u32, a: u32, b: u32| {
             (a.min(b)..=a.max(b))
-                .filter(|&r| !(x.saturating_sub(2)..=x + 2).any(|c| pale(c, r)))
+                .filter(|&r| !(x.saturating_sub(2)..=x + 2).any(|c| self.pale(c, r)))
                 .count()
                 <= 1
         };
@@ -524,10 +520,8 @@ impl<'a> Ink<'a> {
     /// starts and ends.
     fn run(&self, y: u32, x: u32) -> Option<(u32, u32)> {
         let w = self.page.width();
-        let dark =
-            |x: u32, y: u32| y < self.page.height() && self.page.get_pixel(x, y).0[0] < self.faint;
         let start = (x.saturating_sub(2)..(x + 3).min(w))
-            .find(|&c| (y.saturating_sub(1)..=y + 1).any(|r| dark(c, r)))?;
+            .find(|&c| (y.saturating_sub(1)..=y + 1).any(|r| self.pale(c, r)))?;
         // The line is followed as it drifts a row up or down (a photographed page is
         // never quite straight).
         let walk = |step: i64| {
@@ -536,7 +530,7 @@ impl<'a> Ink<'a> {
                 let x = c as u32;
                 match [row, row.saturating_sub(1), row + 1]
                     .into_iter()
-                    .find(|&r| dark(x, r))
+                    .find(|&r| self.pale(x, r))
                 {
                     Some(r) => {
                         row = r;
@@ -912,6 +906,24 @@ fn wins_inside(line: &TextLine) -> Vec<(&'static str, [u32; 4])> {
     out
 }
 
+/// Where a draw's word ends: at its last `½` when only a cross or tick read glued
+/// after it follows (`½:½X` beside a crossed `0:1`), so that the window that weighs
+/// the draw's mark does not take the neighbour's; else the word's end.
+fn draw_end(line: &TextLine, w: &LineWord) -> u32 {
+    let chars = &line.chars[w.span.0..w.span.1];
+    match chars.iter().rposition(|c| c.0 == '½') {
+        Some(k)
+            if k + 1 < chars.len()
+                && chars[k + 1..]
+                    .iter()
+                    .all(|c| matches!(c.0, 'X' | 'x' | '×' | 'V' | 'v' | '✓' | '✗')) =>
+        {
+            (chars[k].1 + chars[k + 1].1) / 2
+        }
+        _ => w.x1,
+    }
+}
+
 /// A printed option found: its result and box.
 #[derive(Clone, Debug)]
 struct Opt {
@@ -937,24 +949,10 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
         for w in ws {
             if let Some(r) = printed_option(&w.text) {
                 let [_, y, _, h] = line.bbox;
-                // A draw read with a cross or tick glued after it (`½:½X` beside a
-                // crossed `0:1`) ends at its last `½`: the window that weighs its mark
-                // must not take the neighbour's.
-                let x1 = match line.chars[w.span.0..w.span.1]
-                    .iter()
-                    .rposition(|c| c.0 == '½')
-                {
-                    Some(k)
-                        if r == "1/2-1/2"
-                            && w.span.0 + k + 1 < w.span.1
-                            && line.chars[w.span.0 + k + 1..w.span.1].iter().all(|c| {
-                                matches!(c.0, 'X' | 'x' | '×' | 'V' | 'v' | '✓' | '✗')
-                            }) =>
-                    {
-                        let i = w.span.0 + k;
-                        (line.chars[i].1 + line.chars[i + 1].1) / 2
-                    }
-                    _ => w.x1,
+                let x1 = if r == "1/2-1/2" {
+                    draw_end(line, &w)
+                } else {
+                    w.x1
                 };
                 opts.push(Opt {
                     result: r,

@@ -28,11 +28,11 @@ use crate::vocab::{Alphabet, CellScores};
 
 /// Numbers read without a closed set of rounds: `1..=MAX_NUMBER` (boards of a large
 /// open, rounds).
+const MAX_NUMBER: u32 = 300;
+
 /// A date the two readers read differently keeps this share of the surer reading's
 /// sureness: it goes to review.
 const DATE_DISAGREE: f32 = 0.6;
-
-const MAX_NUMBER: u32 = 300;
 
 /// How far (nats) the best closed-set reading may fall short of the reader's own best
 /// reading before its confidence is cut (a digit read as a letter costs a few nats).
@@ -188,15 +188,9 @@ pub fn look(
                     let spelt: Vec<(&'static str, &'static str)> = result_spellings()
                         .filter(|(s, _)| reader.spells(s))
                         .collect();
-                    let line = reader.read_line(crop);
-                    let mut words: Vec<&str> = spelt.iter().map(|(s, _)| *s).collect();
-                    if !line.0.is_empty() {
-                        words.push(&line.0);
-                    }
-                    let mut scores = reader.score_all(crop, &words);
-                    if !line.0.is_empty() {
-                        text.result_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
-                    }
+                    let words: Vec<&str> = spelt.iter().map(|(s, _)| *s).collect();
+                    let (line, own, scores) = reader.read_and_score(crop, &words);
+                    text.result_own = own;
                     text.line = Some(line);
                     text.result_scores = spelt
                         .into_iter()
@@ -409,7 +403,7 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], text: &[(St
     let fit = best - cell.own().max(best);
     let by_cell = softmax(&scored);
     let by_text = softmax(text);
-    let probs = if by_text.is_empty() || !by_text.iter().any(|(_, p)| p.is_finite()) {
+    let probs = if by_text.is_empty() {
         by_cell
     } else {
         average(&by_cell, &by_text)
@@ -516,22 +510,12 @@ fn read_result(
     let text_alone = cell_fit + FIT_SLACK < 0.0 && text_fit + FIT_SLACK >= 0.0;
     let probs = if by_text.is_empty() {
         by_cell
-    } else if text_alone {
+    } else if text_alone || by_cell.is_empty() {
         by_text
     } else {
         // Where only the text reader spells what is written (`½`, a word), it alone
         // is sure of it and the average still names it.
-        let half = if by_cell.is_empty() { 1.0 } else { 0.5 };
-        let mut merged: Vec<(String, f32)> =
-            by_cell.iter().map(|(r, p)| (r.clone(), p * half)).collect();
-        for (r, p) in &by_text {
-            match merged.iter_mut().find(|(w, _)| w == r) {
-                Some(e) => e.1 += p * half,
-                None => merged.push((r.clone(), p * half)),
-            }
-        }
-        merged.sort_by(|a, b| b.1.total_cmp(&a.1));
-        merged
+        average(&by_cell, &by_text)
     };
     take_best(v, probs, if text_alone { text_fit } else { cell_fit });
 }
@@ -865,6 +849,14 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
 
     fn score_all(&mut self, crop: &GrayImage, texts: &[&str]) -> Vec<f32> {
         crate::model::ocr::PrintedReader::score_all(self, crop, texts)
+    }
+
+    fn read_and_score(
+        &mut self,
+        crop: &GrayImage,
+        texts: &[&str],
+    ) -> ((String, f32), f32, Vec<f32>) {
+        crate::model::ocr::PrintedReader::read_and_score(self, crop, texts)
     }
 
     fn spells(&self, text: &str) -> bool {

@@ -46,6 +46,24 @@ pub trait HeaderReader {
         texts.iter().map(|t| self.score(crop, t)).collect()
     }
 
+    /// The crop's own reading ([`HeaderReader::read_line`]), that reading's score
+    /// (minus infinity when it reads nothing) and the scores of `texts`
+    /// ([`HeaderReader::score_all`]); a reader that reads the crop once for all of
+    /// them overrides it.
+    fn read_and_score(
+        &mut self,
+        crop: &GrayImage,
+        texts: &[&str],
+    ) -> ((String, f32), f32, Vec<f32>) {
+        let line = self.read_line(crop);
+        let own = if line.0.is_empty() {
+            f32::NEG_INFINITY
+        } else {
+            self.score(crop, &line.0)
+        };
+        (line, own, self.score_all(crop, texts))
+    }
+
     /// Whether the reader's dictionary spells every letter of `text`.
     fn spells(&self, text: &str) -> bool;
 }

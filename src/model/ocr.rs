@@ -323,6 +323,33 @@ impl PrintedReader {
         texts.iter().map(|t| self.score_read(&p[0], t)).collect()
     }
 
+    /// [`PrintedReader::read_line`], the score of what it reads (minus infinity for
+    /// nothing) and [`PrintedReader::score_all`] of `texts`, the crop read once.
+    pub fn read_and_score(
+        &mut self,
+        crop: &GrayImage,
+        texts: &[&str],
+    ) -> ((String, f32), f32, Vec<f32>) {
+        let p = match self.recognise(std::slice::from_ref(crop)) {
+            Ok(p) if !p.is_empty() => p,
+            _ => {
+                return (
+                    (String::new(), 0.0),
+                    f32::NEG_INFINITY,
+                    vec![f32::NEG_INFINITY; texts.len()],
+                );
+            }
+        };
+        let (text, conf, _) = self.greedy(&p[0]);
+        let own = if text.is_empty() {
+            f32::NEG_INFINITY
+        } else {
+            self.score_read(&p[0], &text)
+        };
+        let scores = texts.iter().map(|t| self.score_read(&p[0], t)).collect();
+        ((text, conf), own, scores)
+    }
+
     fn score_read(&self, p: &LineProbs, text: &str) -> f32 {
         let mut labels = Vec::new();
         let mut penalty = 0.0;
