@@ -214,6 +214,34 @@ fn main() {
         .iter()
         .filter(|c| train_games.contains(&c.game))
         .collect();
+    let dump_n: usize = arg(&args, "--dump-replay", 0);
+    if dump_n > 0 {
+        // The pack `learn` ships: cells spread evenly over the training games, the
+        // ones the reader's alphabet cannot spell left out.
+        let every = (pool.len() as f64 / dump_n as f64).max(1.0);
+        let picked: Vec<&Cell> = (0..dump_n.min(pool.len()))
+            .map(|k| pool[(k as f64 * every) as usize])
+            .filter(|c| alphabet.encode(&c.label).is_some())
+            .collect();
+        let crops: Vec<&GrayImage> = picked.iter().map(|c| &c.crop).collect();
+        let sprite = scoresheet::learn::replay::pack(&crops, &manifest);
+        let png = scoresheet::learn::replay::encode_png(&sprite).unwrap();
+        std::fs::write(root.join("models/replay.png"), png).unwrap();
+        let mut text = format!(
+            "# {} cells of HCS training games (CC BY 3.0), spread evenly; written by examples/learn_hcs.rs --dump-replay {dump_n}\n",
+            picked.len()
+        );
+        for c in &picked {
+            text += &c.label;
+            text.push('\n');
+        }
+        std::fs::write(root.join("models/replay.tsv"), text).unwrap();
+        println!(
+            "wrote models/replay.png and models/replay.tsv: {} cells",
+            picked.len()
+        );
+        return;
+    }
     if replay_n > 0 {
         let every = (pool.len() as f64 / replay_n as f64).max(1.0);
         params.replay = (0..replay_n.min(pool.len()))

@@ -141,6 +141,32 @@ fn a_reviewed_folder_learns_a_reader_that_read_loads() {
     assert!(["kept", "refitted"].contains(&learned["calibration"]["decision"].as_str().unwrap()));
     assert!(models.join("cellreader-learned.onnx").is_file());
     assert!(stderr(&o).contains("plies right"), "{}", stderr(&o));
+    // Half of each batch replayed from the pack built into the binary.
+    assert_eq!(learned["tune"]["replay_share"], 0.5, "{learned}");
+    assert_eq!(learned["tune"]["replay_cells"], 2000, "{learned}");
+
+    // A replay pack that is not there: one line, nothing written.
+    let elsewhere = dir.path().join("elsewhere");
+    let o = run(scoresheet()
+        .args([
+            "learn",
+            "-q",
+            "--steps",
+            "1",
+            "--replay-cells",
+            "no-such-pack.png",
+            "-o",
+        ])
+        .arg(&elsewhere)
+        .arg(&out));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot replay the base reader's cells: no-such-pack.png"),
+        "{err}"
+    );
+    assert!(!elsewhere.exists());
 
     let again = dir.path().join("again");
     let o = run(scoresheet()

@@ -13,7 +13,8 @@
 # /work/scratch/learn/measure), HCS (default ../shared/data/hcs), NS (default
 # "5 10 35"), REVIEWED (HCS pages read and reviewed, default 35), SELECT (HCS
 # selection pages read, default all 21), STEPS (default: learn's own), PYLIB (PYTHONPATH for the generator,
-# default training/.qa/lib), FORMS_PER_FAMILY (default 6).
+# default training/.qa/lib), FORMS_PER_FAMILY (default 6), FORMS_SEED (default 71), LEARN_ARGS (more `learn`
+# flags, e.g. "--replay-share 0"), TAG (suffix of the run's model and eval names).
 set -euo pipefail
 BIN=$(realpath "${BIN:-target/release/scoresheet}")
 WORK=${WORK:-/work/scratch/learn/measure}
@@ -23,6 +24,8 @@ PYLIB=${PYLIB:-training/.qa/lib}
 what=${1:-all}
 steps=()
 [[ -n "${STEPS:-}" ]] && steps=(--steps "$STEPS")
+read -r -a extra <<< "${LEARN_ARGS:-}"
+tag=${TAG:-}
 mkdir -p "$WORK"
 
 summary() { # eval --json -> one line
@@ -37,7 +40,7 @@ learn_and_eval() { # name reviewed_dir rest_images... (eval args after --)
   local name=$1 reviewed=$2; shift 2
   local n
   for n in $NS; do
-    local dir="$WORK/$name/rev$n" model="$WORK/$name/model$n"
+    local dir="$WORK/$name/rev$n" model="$WORK/$name/model$n$tag"
     rm -rf "$dir" "$model"; mkdir -p "$dir"
     local count=0
     for f in $(ls "$reviewed"/*.json | sort); do
@@ -47,11 +50,11 @@ learn_and_eval() { # name reviewed_dir rest_images... (eval args after --)
     done
     echo "== $name: learn from $count reviewed sheets"
     local t0=$SECONDS
-    if "$BIN" learn "$dir" -o "$model" -q "${steps[@]}" 2>&1 | tee "$WORK/$name/learn$n.txt"; then :; fi
+    if "$BIN" learn "$dir" -o "$model" -q "${steps[@]}" "${extra[@]}" 2>&1 | tee "$WORK/$name/learn$n$tag.txt"; then :; fi
     echo "   learn took $((SECONDS - t0)) s"
     if [[ -f "$model/cellreader-learned.json" ]]; then
-      "$BIN" eval "$@" --model "$model/cellreader-learned.json" -q --json > "$WORK/$name/eval_new$n.json"
-      echo "   rest, learned reader: $(summary "$WORK/$name/eval_new$n.json")"
+      "$BIN" eval "$@" --model "$model/cellreader-learned.json" -q --json > "$WORK/$name/eval_new$n$tag.json"
+      echo "   rest, learned reader: $(summary "$WORK/$name/eval_new$n$tag.json")"
     else
       echo "   no reader written"
     fi
@@ -99,7 +102,7 @@ if [[ $what == forms || $what == all ]]; then
   F="$WORK/forms"
   if [[ ! -d "$F/pages" ]]; then
     PYTHONPATH="$PYLIB" python3 -m training.forms --out "$F/pages" --families held-out \
-      --per-family "${FORMS_PER_FAMILY:-6}" --fonts val --seed 71 > /dev/null
+      --per-family "${FORMS_PER_FAMILY:-6}" --fonts val --seed "${FORMS_SEED:-71}" > /dev/null
   fi
   mkdir -p "$F/first" "$F/second"
   mapfile -t pages < <(ls "$F/pages" | grep -E '\.png$' | sort)

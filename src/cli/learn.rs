@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use scoresheet::RuntimeParams;
-use scoresheet::learn::{self, Event, LearnError, LearnOptions, TuneParams};
+use scoresheet::learn::{self, Event, LearnError, LearnOptions, ReplaySource};
 
 use super::{EXIT_SOME_FAILED, diag};
 
@@ -42,6 +42,17 @@ pub struct LearnArgs {
     /// Learning rate.
     #[arg(long, value_name = "LR")]
     pub lr: Option<f32>,
+    /// Share of each batch drawn from cells the base reader was trained on (built
+    /// into the binary), so that the new reader does not forget other hands; 0: none.
+    #[arg(long, value_name = "X")]
+    pub replay_share: Option<f32>,
+    /// Replay these cells instead of the built-in ones: a pack's image (its labels in
+    /// the `.tsv` beside it; see `src/learn/replay.rs`).
+    #[arg(long, value_name = "PACK.png")]
+    pub replay_cells: Option<PathBuf>,
+    /// Convolutions, from the input, kept as they are (for measurements).
+    #[arg(long, value_name = "N", hide = true)]
+    pub frozen_convs: Option<usize>,
     /// Seed of the fine-tuning (the same inputs and seed give the same reader).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
@@ -64,17 +75,28 @@ pub fn run(args: LearnArgs) -> anyhow::Result<ExitCode> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    let mut options = LearnOptions::new(args.folders.clone(), args.out.clone());
     // Field by field: the engine's parameters may hold more than these.
-    let mut tune = TuneParams::default();
+    let mut tune = options.tune.clone();
     tune.steps = args.steps.unwrap_or(tune.steps);
     tune.batch = args.batch.unwrap_or(tune.batch);
     tune.lr = args.lr.unwrap_or(tune.lr);
     tune.seed = args.seed.unwrap_or(tune.seed);
+    tune.replay_share = args.replay_share.unwrap_or(tune.replay_share);
+    tune.frozen_convs = args.frozen_convs.unwrap_or(tune.frozen_convs);
+    if !(0.0..=1.0).contains(&tune.replay_share) {
+        anyhow::bail!("--replay-share must be between 0 and 1");
+    }
     tune.threads = threads;
-    let mut options = LearnOptions::new(args.folders.clone(), args.out.clone());
     options.base = args.model.clone();
     options.name = args.name.clone();
     options.holdout_share = args.holdout_share;
+    if let Some(png) = &args.replay_cells {
+        options.replay = ReplaySource::Pack {
+            png: png.clone(),
+            labels: png.with_extension("tsv"),
+        };
+    }
     options.tune = tune;
     options.runtime = RuntimeParams {
         ort_lib: args.ort_lib.clone(),

@@ -1,8 +1,9 @@
 //! A reader's uncalibrated reports of settled sheets -> the calibration map refitted
 //! for it: the same seven features and logistic map as the shipped one
 //! (`crate::vocab::Calibration`, fitted by `training/calibrate.py`), fitted by Newton's
-//! method, and the review threshold chosen by the same rule (the highest, in steps of
-//! 0.01 from 0.5, that flags no more than a tenth of the moves it was fitted on).
+//! method; the review threshold is the base map's (without one, chosen by the
+//! training rule: the highest, in steps of 0.01 from 0.5, that flags no more than a
+//! tenth of the moves it was fitted on).
 
 use serde::Serialize;
 
@@ -15,6 +16,10 @@ use crate::vocab::calibration::{EPS, log_doubt};
 pub const FLAG_SHARE: f64 = 0.10;
 /// Fewer settled moves than this are too few to refit a map of eight weights.
 pub const MIN_MOVES: usize = 200;
+/// Fewer wrong moves than this on the held-out sheets cannot judge a refitted map: on
+/// moves that are all right, a map that is surer of everything always fits better,
+/// and its cost, wrong moves it no longer flags, is not there to see.
+pub const MIN_WRONG_JUDGED: usize = 20;
 /// Ridge weight of the fit (the bias not penalised), as in training.
 const L2: f64 = 1e-3;
 
@@ -277,7 +282,17 @@ pub fn choose(
     judge_on: &[Sample],
 ) -> (Option<Calibration>, CalibrationChoice) {
     let both = fit_on.iter().any(|s| s.right) && fit_on.iter().any(|s| !s.right);
-    let new = (fit_on.len() >= MIN_MOVES && both).then(|| fit(fit_on));
+    // The map's output is a probability that the move is right, so the base's review
+    // threshold keeps its meaning. The flag-share rule would choose it on the sheets
+    // the new reader learned, which it reads more surely than any other: there it
+    // picked 0.99 and flagged more moves on a collection's other sheets.
+    let new = (fit_on.len() >= MIN_MOVES && both).then(|| {
+        let mut cal = fit(fit_on);
+        if let Some(o) = old {
+            cal.review_below = o.review_below;
+        }
+        cal
+    });
     let mut choice = CalibrationChoice {
         decision: "kept".into(),
         reason: String::new(),
@@ -299,6 +314,13 @@ pub fn choose(
     };
     choice.log_loss_new = log_loss(Some(&new), judge_on);
     choice.calibration_error_new = calibration_error(Some(&new), judge_on);
+    let wrong = judge_on.iter().filter(|s| !s.right).count();
+    if wrong < MIN_WRONG_JUDGED {
+        choice.reason = format!(
+            "the held-out sheets hold {wrong} wrong move(s), too few (at least {MIN_WRONG_JUDGED}) to judge a refitted map by"
+        );
+        return (old.cloned(), choice);
+    }
     if choice.log_loss_new < choice.log_loss_old {
         choice.decision = "refitted".into();
         choice.reason = format!(
@@ -382,9 +404,27 @@ mod tests {
         let (kept, choice) = choose(Some(&good), &flipped, &d);
         assert_eq!(choice.decision, "kept", "{choice:?}");
         assert_eq!(kept.as_ref(), Some(&good));
+        // Judged on right moves only, a refit is not taken however well it fits them.
+        let right: Vec<Sample> = d.iter().filter(|s| s.right).cloned().collect();
+        let (kept, choice) = choose(Some(&good), &d, &right);
+        assert_eq!(choice.decision, "kept", "{choice:?}");
+        assert!(
+            choice.reason.contains("0 wrong move(s)"),
+            "{}",
+            choice.reason
+        );
+        assert_eq!(kept.as_ref(), Some(&good));
         let (taken, choice) = choose(None, &d, &d);
         assert_eq!(choice.decision, "refitted", "{choice:?}");
         assert!(taken.is_some());
+        // Refitted over a base map, the base's review threshold stays.
+        let base = Calibration {
+            review_below: 0.93,
+            ..fit(&flipped)
+        };
+        let (taken, choice) = choose(Some(&base), &d, &d);
+        assert_eq!(choice.decision, "refitted", "{choice:?}");
+        assert_eq!(taken.map(|c| c.review_below), Some(0.93));
         let (kept, choice) = choose(Some(&good), &d[..50], &d);
         assert_eq!(choice.decision, "kept");
         assert!(choice.reason.contains("too few"), "{}", choice.reason);

@@ -59,9 +59,8 @@ pub struct TuneParams {
     /// half of it. 0 lets the frozen layers run once per cell; 2 did not help on HCS.
     pub shift: u32,
     /// Cells of the base reader's own training data, mixed into every batch so that
-    /// learning a collection's cells does not make it forget the rest (on HCS it kept
-    /// the writers' other cells from getting worse but gained under a point, so `learn`
-    /// passes none).
+    /// learning a collection's cells does not make it forget the rest (`learn` passes
+    /// the shipped pack, [`super::replay`]; none by default here).
     pub replay: Vec<Example>,
     /// The share of each batch drawn from `replay` (rounded to whole cells; ignored
     /// when `replay` is empty).
