@@ -100,6 +100,9 @@ pub struct SpotText {
     pub result_own: f32,
     /// A round's or board's numbers (see [`number_set`]): the text reader's score.
     pub number_scores: Vec<(String, f32)>,
+    /// The text reader's score of its own reading of a round or board (minus infinity
+    /// when it read nothing).
+    pub number_own: f32,
     /// The box holds the printed result options, not a written result.
     pub printed: bool,
 }
@@ -155,6 +158,7 @@ pub fn look(
                 result_scores: Vec::new(),
                 result_own: f32::NEG_INFINITY,
                 number_scores: Vec::new(),
+                number_own: f32::NEG_INFINITY,
                 printed,
             };
             let Some(crop) = text.crop.as_ref() else {
@@ -178,7 +182,8 @@ pub fn look(
                     };
                     let set = number_set(known);
                     let words: Vec<&str> = set.iter().map(String::as_str).collect();
-                    let scores = reader.score_all(crop, &words);
+                    let (_, own, scores) = reader.read_and_score(crop, &words);
+                    text.number_own = own;
                     text.number_scores = set.into_iter().zip(scores).collect();
                 }
                 "result" => {
@@ -244,8 +249,8 @@ pub fn read(
         };
         let mut cell = Cell::new(&cell, &alphabet, floor);
         match v.field.as_str() {
-            "round" => read_number(&mut v, &mut cell, vocab.rounds, &s.number_scores),
-            "board" => read_number(&mut v, &mut cell, &[], &s.number_scores),
+            "round" => read_number(&mut v, &mut cell, vocab.rounds, s),
+            "board" => read_number(&mut v, &mut cell, &[], s),
             "date" => read_date(&mut v, &mut cell, s.line.as_ref()),
             "result" => {
                 let own = s.line.as_ref().map(|l| (l.0.as_str(), s.result_own));
@@ -391,24 +396,38 @@ fn number_set(known: &[String]) -> Vec<String> {
 
 /// A round or board: the numbers of [`number_set`], each also written with a
 /// trailing dot, scored by the cell reader; where the text reader scored them too
-/// (`text`), the two readers' probabilities averaged, as for a result.
-fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], text: &[(String, f32)]) {
+/// (`s.number_scores`), the two readers' probabilities averaged, as for a result.
+/// The fit is the better of the two readers' (the cell reader's best number against
+/// its own reading; the text reader's for the value taken): a number the text reader
+/// reads as written is not doubted because the cell reader, made for moves, reads a
+/// `9` as a `g`.
+fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotText) {
     let set = number_set(known);
     let mut scored = Vec::with_capacity(set.len() * 2);
     for n in &set {
         scored.push((n.clone(), cell.log_share(n)));
         scored.push((n.clone(), cell.log_share(&format!("{n}."))));
     }
-    let best = scored.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
-    let fit = best - cell.own().max(best);
+    let own = cell.own();
     let by_cell = softmax(&scored);
-    let by_text = softmax(text);
+    let by_text = softmax(&s.number_scores);
     let probs = if by_text.is_empty() {
         by_cell
     } else {
         average(&by_cell, &by_text)
     };
-    take_best(v, probs, fit);
+    let Some(value) = probs.first().map(|p| p.0.clone()) else {
+        take_best(v, probs, 0.0);
+        return;
+    };
+    let cell_best = scored.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
+    let cell_fit = cell_best - own.max(cell_best);
+    let text_fit = s
+        .number_scores
+        .iter()
+        .find(|(n, _)| *n == value)
+        .map_or(f32::NEG_INFINITY, |(_, t)| *t - s.number_own.max(*t));
+    take_best(v, probs, cell_fit.max(text_fit));
 }
 
 /// Two readers' probabilities per value, averaged, best first.
