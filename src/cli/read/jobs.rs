@@ -374,16 +374,11 @@ pub(super) fn read_any(
     batch: &Batch,
 ) -> Outcome {
     // A fault in reading one sheet is that sheet's error: the batch goes on.
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match job {
+    let read = catch_quietly(|| match job {
         Job::One(input) => read_one(input, pipeline, model, batch),
         Job::Game(copies, stem) => read_game(copies, stem, pipeline, model, batch),
-    }));
-    read.unwrap_or_else(|fault| {
-        let why = fault
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| fault.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no message".into());
+    });
+    read.unwrap_or_else(|why| {
         let files: Vec<String> = job
             .inputs()
             .iter()
@@ -396,4 +391,59 @@ pub(super) fn read_any(
         ));
         o
     })
+}
+
+thread_local! {
+    /// This thread runs a sheet under [`catch_quietly`].
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last quiet panic on this thread happened.
+    static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`; a panic becomes `Err` with its message and place, and Rust's own
+/// message and backtrace are not printed (the caller reports it in one line). A
+/// panic on any other thread, or outside this, prints as always.
+pub(super) fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(std::cell::Cell::get) {
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                PANICKED_AT.with(|p| *p.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    out.map_err(|fault| {
+        let why = fault
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| fault.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        match PANICKED_AT.with(|p| p.borrow_mut().take()) {
+            Some(at) => format!("{why}, at {at}"),
+            None => why,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::catch_quietly;
+
+    #[test]
+    fn a_panic_becomes_one_message_with_its_place() {
+        assert_eq!(catch_quietly(|| 7), Ok(7));
+        let n = 3;
+        let err = catch_quietly(|| -> u8 { panic!("index {n} out of range") }).unwrap_err();
+        assert!(err.starts_with("index 3 out of range, at "), "{err}");
+        assert!(err.contains("jobs.rs:"), "{err}");
+    }
 }
