@@ -632,7 +632,13 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
         }
         (Some((d, p)), None) | (None, Some((d, p))) => (d.clone(), p, vec![(d, 1.0)]),
         (None, None) => {
-            v.note = Some(format!("no date reads here (`{}`)", cell.greedy));
+            v.note = Some(match line.map(|l| l.0.trim()).filter(|t| !t.is_empty()) {
+                Some(t) => format!(
+                    "no date reads here (`{}`; the text reader: `{t}`)",
+                    cell.greedy
+                ),
+                None => format!("no date reads here (`{}`)", cell.greedy),
+            });
             return;
         }
     };
@@ -660,28 +666,7 @@ fn date_share(date: &str, written: &str) -> f32 {
 /// (`27/7/2020`, `02.02.2022`, `2022-02-02`, `27.7.20`), or a month in words (`2
 /// февраля 2022`, `2 Feb 2022`, `2. Februar 2022`).
 pub fn parse_date(text: &str) -> Option<String> {
-    // The readers' look-alikes of digits; the cell reader, made for moves, has no
-    // `9` and reads it as the file `g` (mapped in numbers only: `Aug`).
-    let t: String = text
-        .chars()
-        .map(|c| match c {
-            'O' | 'o' | 'О' | 'о' => '0',
-            'l' | 'I' | 'i' | '|' => '1',
-            _ => c,
-        })
-        .collect();
-    let owned: Vec<String> = t
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let digits_or_g = p.chars().all(|c| c.is_ascii_digit() || c == 'g');
-            if digits_or_g && p.chars().any(|c| c.is_ascii_digit()) {
-                p.replace('g', "9")
-            } else {
-                p.to_string()
-            }
-        })
-        .collect();
+    let owned = date_tokens(text);
     let parts: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (y, m, d) = match parts[..] {
         [a, b, c] if is_num(a) && is_num(c) => {
@@ -694,6 +679,32 @@ pub fn parse_date(text: &str) -> Option<String> {
                 (Some(a), month, c.parse().ok())
             } else if c.len() == 4 || c.len() == 2 {
                 (Some(c), month, a.parse().ok())
+            } else {
+                return None;
+            }
+        }
+        // Month and year (`03.2018`, `May 2019`).
+        [a, b] if is_num(b) && b.len() == 4 && (a.len() <= 2 || !is_num(a)) => {
+            let month = if is_num(a) {
+                a.parse().ok()
+            } else {
+                month_word(a)
+            };
+            let month = month.filter(|m| (1..=12).contains(m))?;
+            (Some(b), Some(month), None)
+        }
+        // One separator missed: day and month run together before the year (`1904
+        // 2020`), or month and day after it (`2021-0102`).
+        [a, b] if is_num(a) && is_num(b) && a.len() == 4 && b.len() == 4 => {
+            let year_like = |y: &str| y.starts_with("19") || y.starts_with("20");
+            let valid = |d: &str, m: &str| {
+                let (d, m): (u32, u32) = (d.parse().unwrap_or(0), m.parse().unwrap_or(0));
+                (1..=31).contains(&d) && (1..=12).contains(&m)
+            };
+            if year_like(b) && valid(&a[..2], &a[2..]) {
+                (Some(b), a[2..].parse().ok(), a[..2].parse().ok())
+            } else if year_like(a) && valid(&b[2..], &b[..2]) {
+                (Some(a), b[..2].parse().ok(), b[2..].parse().ok())
             } else {
                 return None;
             }
@@ -729,6 +740,62 @@ pub fn parse_date(text: &str) -> Option<String> {
         two(month),
         two(day)
     ))
+}
+
+/// A digit's look-alike in the readers' output; the cell reader, made for moves, has
+/// no `9` and reads it as the file `g`.
+fn digit_of(c: char) -> Option<char> {
+    match c {
+        '0'..='9' => Some(c),
+        'O' | 'o' | 'О' | 'о' => Some('0'),
+        'l' | 'I' | 'i' | '|' => Some('1'),
+        'g' => Some('9'),
+        _ => None,
+    }
+}
+
+/// A written date's parts: split at what is neither letter nor digit, and where a
+/// word (three letters or more, at least two of them no digit's look-alike: `Dec`,
+/// `Oct`, `lipca`) touches digits (`18Dec2018`). Elsewhere look-alikes are digits
+/// (`2O22`, `1g82`); a word keeps its letters (`Oct` is no `0ct`).
+fn date_tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|p| !p.is_empty())
+    {
+        let chars: Vec<char> = raw.chars().collect();
+        let mut runs: Vec<(bool, String)> = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let alpha = chars[i].is_alphabetic();
+            let mut j = i;
+            while j < chars.len() && chars[j].is_alphabetic() == alpha {
+                j += 1;
+            }
+            let run: String = chars[i..j].iter().collect();
+            let word = alpha
+                && run.chars().count() >= 3
+                && run.chars().filter(|&c| digit_of(c).is_none()).count() >= 2;
+            runs.push((word, run));
+            i = j;
+        }
+        let mut number = String::new();
+        for (word, run) in runs {
+            if word {
+                if !number.is_empty() {
+                    out.push(std::mem::take(&mut number));
+                }
+                out.push(run);
+            } else {
+                number.extend(run.chars().map(|c| digit_of(c).unwrap_or(c)));
+            }
+        }
+        if !number.is_empty() {
+            out.push(number);
+        }
+    }
+    out
 }
 
 fn is_num(s: &str) -> bool {
@@ -899,6 +966,20 @@ mod tests {
         assert_eq!(parse_date("27.13.2020").as_deref(), Some("2020.??.27"));
         assert_eq!(parse_date("1g82").as_deref(), Some("1982.??.??"));
         assert_eq!(parse_date("2 Aug 2022").as_deref(), Some("2022.08.02"));
+        // Month words holding a digit's look-alike, and a date read without spaces.
+        assert_eq!(parse_date("31 Oct 2015").as_deref(), Some("2015.10.31"));
+        assert_eq!(parse_date("10 lipca 2018").as_deref(), Some("2018.07.10"));
+        assert_eq!(parse_date("3 Nov. 2019").as_deref(), Some("2019.11.03"));
+        assert_eq!(parse_date("18Dec2018").as_deref(), Some("2018.12.18"));
+        assert_eq!(parse_date("1 kwietnia 2020").as_deref(), Some("2020.04.01"));
+        // Month and year; one separator missed.
+        assert_eq!(parse_date("03.2018").as_deref(), Some("2018.03.??"));
+        assert_eq!(parse_date("May 2019").as_deref(), Some("2019.05.??"));
+        assert_eq!(parse_date("1904 2020").as_deref(), Some("2020.04.19"));
+        assert_eq!(parse_date("2021-0102").as_deref(), Some("2021.01.02"));
+        assert_eq!(parse_date("13.2018"), None);
+        assert_eq!(parse_date("e4 2018"), None);
+        assert_eq!(parse_date("4567 2020"), None);
         assert_eq!(parse_date("Nf3"), None);
         assert_eq!(parse_date(""), None);
     }
