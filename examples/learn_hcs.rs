@@ -214,13 +214,15 @@ fn main() {
         .iter()
         .filter(|c| train_games.contains(&c.game))
         .collect();
+    // `n` cells spread evenly over the training games.
+    let spread = |n: usize| {
+        let every = (pool.len() as f64 / n as f64).max(1.0);
+        (0..n.min(pool.len())).map(move |k| pool[(k as f64 * every) as usize])
+    };
     let dump_n: usize = arg(&args, "--dump-replay", 0);
     if dump_n > 0 {
-        // The pack `learn` ships: cells spread evenly over the training games, the
-        // ones the reader's alphabet cannot spell left out.
-        let every = (pool.len() as f64 / dump_n as f64).max(1.0);
-        let picked: Vec<&Cell> = (0..dump_n.min(pool.len()))
-            .map(|k| pool[(k as f64 * every) as usize])
+        // The pack `learn` ships, the cells the reader's alphabet cannot spell left out.
+        let picked: Vec<&Cell> = spread(dump_n)
             .filter(|c| alphabet.encode(&c.label).is_some())
             .collect();
         let crops: Vec<&GrayImage> = picked.iter().map(|c| &c.crop).collect();
@@ -243,11 +245,7 @@ fn main() {
         return;
     }
     if replay_n > 0 {
-        let every = (pool.len() as f64 / replay_n as f64).max(1.0);
-        params.replay = (0..replay_n.min(pool.len()))
-            .map(|k| pool[(k as f64 * every) as usize])
-            .filter_map(|c| example(&c))
-            .collect();
+        params.replay = spread(replay_n).filter_map(|c| example(&c)).collect();
     }
     let one_look = RuntimeParams {
         second_look: false,

@@ -81,20 +81,19 @@ pub fn unpack(
         .collect()
 }
 
-/// Cells as a pack: each prepared to the reader's input size (as the reader sizes
-/// them), stacked into one image; light grey is paper, the rest rounded to seven
-/// levels (the pack compresses to a third of its 256-level size).
+/// Cells as a pack: each resized as the reader sizes it ([`InputSpec::fit`]),
+/// stacked into one image; light grey is paper, the rest rounded to seven levels
+/// (so the PNG compresses well: models/README.md).
+///
+/// [`InputSpec::fit`]: crate::model::InputSpec::fit
 pub fn pack(crops: &[&GrayImage], manifest: &Manifest) -> GrayImage {
     let spec = &manifest.input;
     let (w, h) = (spec.width, spec.height);
     let mut sprite = GrayImage::from_pixel(w, h * crops.len() as u32, image::Luma([255]));
     for (i, c) in crops.iter().enumerate() {
-        if c.width() == 0 || c.height() == 0 {
+        let Some(resized) = spec.fit(c) else {
             continue;
-        }
-        let scaled = ((c.width() as f32) * (h as f32) / (c.height() as f32)).round();
-        let new_w = (scaled as u32).clamp(1, w);
-        let resized = image::imageops::resize(*c, new_w, h, image::imageops::FilterType::Triangle);
+        };
         for (x, y, p) in resized.enumerate_pixels() {
             let v = p.0[0];
             let q = if v >= 192 {

@@ -186,18 +186,28 @@ impl InputSpec {
     /// the 0-255 gray value (ink dark), after a `fit-height` resize (bilinear) and
     /// right padding with `pad_value`.
     pub fn prepare_into(&self, cell: &GrayImage, out: &mut [f32]) {
-        let (h, w) = (self.height, self.width);
+        let w = self.width;
         let norm = |p: f32| (p * self.scale - self.mean) / self.std;
         out.fill(norm(self.pad_value));
-        if cell.width() == 0 || cell.height() == 0 {
+        let Some(resized) = self.fit(cell) else {
             return;
-        }
-        let scaled_w = ((cell.width() as f32) * (h as f32) / (cell.height() as f32)).round();
-        let new_w = (scaled_w as u32).clamp(1, w);
-        let resized = imageops::resize(cell, new_w, h, FilterType::Triangle);
+        };
         for (x, y, p) in resized.enumerate_pixels() {
             out[(y * w + x) as usize] = norm(p.0[0] as f32);
         }
+    }
+
+    /// A cell crop resized as the model sees it (`fit-height`, bilinear): `height`
+    /// rows, its width scaled alike and at most `width`, before the padding; `None`
+    /// for an empty crop.
+    pub fn fit(&self, cell: &GrayImage) -> Option<GrayImage> {
+        if cell.width() == 0 || cell.height() == 0 {
+            return None;
+        }
+        let h = self.height;
+        let scaled_w = ((cell.width() as f32) * (h as f32) / (cell.height() as f32)).round();
+        let new_w = (scaled_w as u32).clamp(1, self.width);
+        Some(imageops::resize(cell, new_w, h, FilterType::Triangle))
     }
 
     /// Appends to `out` a prepared input (from [`InputSpec::prepare_into`]) moved `dy`
