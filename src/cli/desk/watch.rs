@@ -165,7 +165,6 @@ impl Watcher {
         for job in &jobs {
             self.read(job);
         }
-        self.store.write_round();
     }
 
     /// Reads one job under its game's lock, unless its report is newer than its files
@@ -236,6 +235,9 @@ impl Watcher {
         };
         if errors.is_empty() {
             self.supersede(job, &stem);
+            // Before the queue says `read`: whoever sees that state finds the game in
+            // the round file too.
+            self.store.write_round();
         }
         for f in &files {
             self.queue.set(f, state.clone());
