@@ -774,9 +774,8 @@ fn date_tokens(text: &str) -> Vec<String> {
                 j += 1;
             }
             let run: String = chars[i..j].iter().collect();
-            let word = alpha
-                && run.chars().count() >= 3
-                && run.chars().filter(|&c| digit_of(c).is_none()).count() >= 2;
+            let word =
+                alpha && j - i >= 3 && run.chars().filter(|&c| digit_of(c).is_none()).count() >= 2;
             runs.push((word, run));
             i = j;
         }

@@ -240,11 +240,9 @@ pub enum LearnError {
     Replay(String),
 }
 
-/// Where the cells replayed while learning come from.
+/// Where the cells replayed while learning come from (none: `tune.replay_share` 0).
 #[derive(Clone, Debug, Default)]
 pub enum ReplaySource {
-    /// None: the batches hold the collection's cells only.
-    None,
     /// The pack built into the binary ([`replay::shipped`]).
     #[default]
     Shipped,
@@ -561,7 +559,6 @@ pub fn learn(
     let mut params = options.tune.clone();
     params.replay = match &options.replay {
         _ if params.replay_share == 0.0 => Vec::new(),
-        ReplaySource::None => Vec::new(),
         ReplaySource::Shipped => replay::shipped(&manifest).map_err(LearnError::Replay)?,
         ReplaySource::Pack { png, labels } => {
             replay::load(png, labels, &manifest).map_err(LearnError::Replay)?
