@@ -34,6 +34,18 @@ const MAX_NUMBER: u32 = 300;
 /// sureness: it goes to review.
 const DATE_DISAGREE: f32 = 0.6;
 
+/// A month chosen among its spellings' scores ([`month_pick`]) is taken from this
+/// probability: likelier than every other month together.
+const MONTH_FLOOR: f32 = 0.5;
+
+/// A date one edit of a reading makes ([`date_repairs`]) is taken from this
+/// probability among the dates all such edits make.
+const REPAIR_FLOOR: f32 = 0.5;
+
+/// The most a date made by an edit is trusted unless the cell reader reads it too:
+/// under the review threshold, so a reviewer always sees it.
+const REPAIRED_MAX: f32 = crate::report::FIELD_REVIEW_BELOW - 0.01;
+
 /// How far (nats) the best closed-set reading may fall short of the reader's own best
 /// reading before its confidence is cut (a digit read as a letter costs a few nats).
 const FIT_SLACK: f32 = 3.0;
@@ -103,6 +115,14 @@ pub struct SpotText {
     /// The text reader's score of its own reading of a round or board (minus infinity
     /// when it read nothing).
     pub number_own: f32,
+    /// A date whose month did not read (day and year did): per month (1..=12) and
+    /// spelling of it put in the month's place, the text reader's score.
+    pub month_scores: Vec<(u32, f32)>,
+    /// A date the text reader's reading does not make: per date one edit of that
+    /// reading makes ([`date_repairs`]), the text reader's score of the edited text.
+    pub repair_scores: Vec<(String, f32)>,
+    /// The text reader's score of its own reading, where `repair_scores` are scored.
+    pub repair_own: f32,
     /// The box holds the printed result options, not a written result.
     pub printed: bool,
 }
@@ -159,6 +179,9 @@ pub fn look(
                 result_own: f32::NEG_INFINITY,
                 number_scores: Vec::new(),
                 number_own: f32::NEG_INFINITY,
+                month_scores: Vec::new(),
+                repair_scores: Vec::new(),
+                repair_own: f32::NEG_INFINITY,
                 printed,
             };
             let Some(crop) = text.crop.as_ref() else {
@@ -173,7 +196,29 @@ pub fn look(
                         .collect();
                 }
                 "white" | "black" | "event" => text.line = Some(reader.read_line(crop)),
-                "date" => text.line = Some(reader.read_line(crop)),
+                "date" => {
+                    let line = reader.read_line(crop);
+                    if let Some(cands) = month_candidates(&line.0) {
+                        let words: Vec<&str> = cands.iter().map(|(_, t)| t.as_str()).collect();
+                        let scores = reader.score_all(crop, &words);
+                        text.month_scores = cands.into_iter().map(|(m, _)| m).zip(scores).collect();
+                    }
+                    let repairs = if parse_date(&line.0).is_none() {
+                        date_repairs(&line.0)
+                    } else {
+                        Vec::new()
+                    };
+                    if !repairs.is_empty() {
+                        let mut words: Vec<&str> =
+                            repairs.iter().map(|(_, t)| t.as_str()).collect();
+                        words.push(&line.0);
+                        let mut scores = reader.score_all(crop, &words);
+                        text.repair_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
+                        text.repair_scores =
+                            repairs.into_iter().map(|(d, _)| d).zip(scores).collect();
+                    }
+                    text.line = Some(line);
+                }
                 "round" | "board" => {
                     let known = if text.spot.field == "round" {
                         vocab.rounds
@@ -251,7 +296,7 @@ pub fn read(
         match v.field.as_str() {
             "round" => read_number(&mut v, &mut cell, vocab.rounds, s),
             "board" => read_number(&mut v, &mut cell, &[], s),
-            "date" => read_date(&mut v, &mut cell, s.line.as_ref()),
+            "date" => read_date(&mut v, &mut cell, s),
             "result" => {
                 let own = s.line.as_ref().map(|l| (l.0.as_str(), s.result_own));
                 read_result(&mut v, &mut cell, &s.result_scores, own);
@@ -605,14 +650,43 @@ fn read_open(v: &mut ValueRead, line: Option<&(String, f32)>, cyr: bool) {
 /// with its length however clearly it is written) times the share of parts read;
 /// the two agreeing make it surer, disagreeing less sure, with both kept as
 /// candidates.
-fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
+fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
+    let (line, month_scores) = (s.line.as_ref(), &s.month_scores);
     let own = cell.own();
     let chars = cell.greedy.chars().count().max(1) as f32;
     let by_cell = parse_date(&cell.greedy).map(|d| {
         let p = (own / chars).exp().min(1.0) * date_share(&d, &cell.greedy);
         (d, p)
     });
-    let by_text = line.and_then(|(t, p)| parse_date(t).map(|d| (d.clone(), p * date_share(&d, t))));
+    let by_text = line.and_then(|(t, p)| {
+        let d = parse_date(t)?;
+        // A month that did not read, chosen among the months' spellings where one
+        // is clearly likelier than the rest together.
+        if let Some((m, pm)) = month_pick(month_scores).filter(|(_, pm)| *pm >= MONTH_FLOOR)
+            && d.contains(".??.")
+        {
+            let filled = d.replacen(".??.", &format!(".{m:02}."), 1);
+            return Some((filled, p * pm));
+        }
+        Some((d.clone(), p * date_share(&d, t)))
+    });
+    // A reading that makes no date: the date one edit of it makes, where one does
+    // clearly and the edited text explains the writing about as well.
+    let repaired = by_text.is_none();
+    let by_text = by_text.or_else(|| {
+        let (_, p) = line?;
+        let probs = softmax(&s.repair_scores);
+        let (d, pd) = probs.first()?.clone();
+        let best = s
+            .repair_scores
+            .iter()
+            .filter(|(r, _)| *r == d)
+            .map(|x| x.1)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let cut = (best - s.repair_own.max(best) + FIT_SLACK).min(0.0).exp();
+        (pd >= REPAIR_FLOOR).then(|| (d, p * pd * cut))
+    });
+    let cell_date = by_cell.as_ref().map(|d| d.0.clone());
     let (value, confidence, candidates) = match (by_cell, by_text) {
         (Some((a, pa)), Some((b, pb))) if a == b => {
             (a.clone(), 1.0 - (1.0 - pa) * (1.0 - pb), vec![(a, 1.0)])
@@ -643,6 +717,19 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, line: Option<&(String, f32)>) {
         }
     };
     v.confidence = round3(confidence);
+    // A date made by editing the text reader's reading, the cell reader not reading
+    // the same, is always shown to a reviewer, with the reading it was made from.
+    if repaired && cell_date.as_deref() != Some(value.as_str()) {
+        v.confidence = v.confidence.min(REPAIRED_MAX);
+        if v.note.is_none()
+            && let Some((t, _)) = line
+        {
+            v.note = Some(format!(
+                "the text reader reads `{}`: one edit makes it this date",
+                t.trim()
+            ));
+        }
+    }
     v.value = Some(value);
     v.candidates = candidates;
 }
@@ -750,6 +837,13 @@ fn digit_of(c: char) -> Option<char> {
         'O' | 'o' | 'О' | 'о' => Some('0'),
         'l' | 'I' | 'i' | '|' => Some('1'),
         'g' => Some('9'),
+        // Sub- and superscript digits (a small digit written low or high).
+        '₀'..='₉' => char::from_u32(c as u32 - '₀' as u32 + '0' as u32),
+        '⁰' => Some('0'),
+        '¹' => Some('1'),
+        '²' => Some('2'),
+        '³' => Some('3'),
+        '⁴'..='⁹' => char::from_u32(c as u32 - '⁴' as u32 + '4' as u32),
         _ => None,
     }
 }
@@ -759,42 +853,246 @@ fn digit_of(c: char) -> Option<char> {
 /// `Oct`, `lipca`) touches digits (`18Dec2018`). Elsewhere look-alikes are digits
 /// (`2O22`, `1g82`); a word keeps its letters (`Oct` is no `0ct`).
 fn date_tokens(text: &str) -> Vec<String> {
+    date_parts(text).into_iter().map(|(t, _)| t).collect()
+}
+
+/// [`date_tokens`] with the bytes of `text` each part was read from.
+fn date_parts(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let mut out = Vec::new();
-    for raw in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|p| !p.is_empty())
+    let mut chunks: Vec<(usize, &str)> = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
     {
-        let chars: Vec<char> = raw.chars().collect();
-        let mut runs: Vec<(bool, String)> = Vec::new();
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s0)) => {
+                chunks.push((s0, &text[s0..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    for (base, raw) in chunks {
+        let chars: Vec<(usize, char)> = raw.char_indices().collect();
+        let at = |k: usize| base + chars.get(k).map_or(raw.len(), |c| c.0);
+        let mut runs: Vec<(bool, usize, usize)> = Vec::new();
         let mut i = 0;
         while i < chars.len() {
-            let alpha = chars[i].is_alphabetic();
+            let alpha = chars[i].1.is_alphabetic();
             let mut j = i;
-            while j < chars.len() && chars[j].is_alphabetic() == alpha {
+            while j < chars.len() && chars[j].1.is_alphabetic() == alpha {
                 j += 1;
             }
-            let run: String = chars[i..j].iter().collect();
-            let word =
-                alpha && j - i >= 3 && run.chars().filter(|&c| digit_of(c).is_none()).count() >= 2;
-            runs.push((word, run));
+            let word = alpha
+                && j - i >= 3
+                && chars[i..j]
+                    .iter()
+                    .filter(|c| digit_of(c.1).is_none())
+                    .count()
+                    >= 2;
+            runs.push((word, i, j));
             i = j;
         }
         let mut number = String::new();
-        for (word, run) in runs {
+        let mut number_from = 0;
+        for (word, i, j) in runs {
             if word {
                 if !number.is_empty() {
-                    out.push(std::mem::take(&mut number));
+                    out.push((std::mem::take(&mut number), number_from..at(i)));
                 }
-                out.push(run);
+                out.push((chars[i..j].iter().map(|c| c.1).collect(), at(i)..at(j)));
             } else {
-                number.extend(run.chars().map(|c| digit_of(c).unwrap_or(c)));
+                if number.is_empty() {
+                    number_from = at(i);
+                }
+                number.extend(chars[i..j].iter().map(|c| digit_of(c.1).unwrap_or(c.1)));
             }
         }
         if !number.is_empty() {
-            out.push(number);
+            out.push((number, number_from..at(chars.len())));
         }
     }
     out
+}
+
+/// The dates one edit of `text` makes (a digit or a separator put in, taken out or
+/// put for another character): each date that is whole (day, month and year, or a
+/// year written alone) with the edited text. The text reader drops a character now
+/// and then (`989` for `1989`, `21.2016` for `2.1.2016`); scored against the crop,
+/// the edit that explains the writing wins.
+fn date_repairs(text: &str) -> Vec<(String, String)> {
+    const PUT: &[char] = &[
+        '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', '/', '-', ' ',
+    ];
+    let chars: Vec<char> = text.trim().chars().collect();
+    if chars.is_empty() || chars.len() > 16 {
+        return Vec::new();
+    }
+    let mut edits: Vec<String> = Vec::new();
+    for i in 0..=chars.len() {
+        for &c in PUT {
+            let mut e = chars.clone();
+            e.insert(i, c);
+            edits.push(e.into_iter().collect());
+        }
+        if i < chars.len() {
+            let mut e = chars.clone();
+            e.remove(i);
+            edits.push(e.iter().collect());
+            for &c in PUT {
+                if c != chars[i] {
+                    let mut e = chars.clone();
+                    e[i] = c;
+                    edits.push(e.into_iter().collect());
+                }
+            }
+        }
+    }
+    edits.sort();
+    edits.dedup();
+    edits
+        .into_iter()
+        .filter(|e| e.trim() == e)
+        .filter_map(|e| {
+            let d = parse_date(&e)?;
+            let alone = date_tokens(&e).len() == 1 && d.ends_with(".??.??");
+            (!d.contains('?') || alone).then_some((d, e))
+        })
+        .collect()
+}
+
+/// The ways a month is written in a date, besides its number (`7`, `07`): English,
+/// German, Polish and Russian (genitive), full and cut short.
+const MONTH_WORDS: [&[&str]; 12] = [
+    &[
+        "Jan",
+        "January",
+        "Januar",
+        "Jänner",
+        "stycznia",
+        "января",
+        "янв",
+    ],
+    &["Feb", "February", "Februar", "lutego", "февраля", "фев"],
+    &["Mar", "March", "März", "marca", "марта", "мар"],
+    &["Apr", "April", "kwietnia", "апреля", "апр"],
+    &["May", "Mai", "maja", "мая"],
+    &["Jun", "June", "Juni", "czerwca", "июня", "июн"],
+    &["Jul", "July", "Juli", "lipca", "июля", "июл"],
+    &["Aug", "August", "sierpnia", "августа", "авг"],
+    &["Sep", "Sept", "September", "września", "сентября", "сен"],
+    &[
+        "Oct",
+        "October",
+        "Okt",
+        "Oktober",
+        "października",
+        "октября",
+        "окт",
+    ],
+    &["Nov", "November", "listopada", "ноября", "ноя"],
+    &[
+        "Dec",
+        "December",
+        "Dez",
+        "Dezember",
+        "grudnia",
+        "декабря",
+        "дек",
+    ],
+];
+
+/// A date whose day and year read but not its month (`31 0ct 2015`, `17/z/2021`):
+/// the text with each month's spellings (its number, [`MONTH_WORDS`] as listed and
+/// in lower case) put where the month was read, to score against the crop. `None`
+/// for any other date.
+fn month_candidates(text: &str) -> Option<Vec<(u32, String)>> {
+    let date = parse_date(text)?;
+    let [y, m, d]: [&str; 3] = date.split('.').collect::<Vec<_>>().try_into().ok()?;
+    if y.contains('?') || d.contains('?') || m != "??" {
+        return None;
+    }
+    let parts = date_parts(text);
+    let [_, (_, slot), _] = &parts[..] else {
+        return None;
+    };
+    let mut out = Vec::new();
+    for (i, words) in MONTH_WORDS.iter().enumerate() {
+        let m = i as u32 + 1;
+        let mut spellings = vec![m.to_string(), format!("{m:02}")];
+        for w in *words {
+            spellings.push((*w).to_string());
+            spellings.push(w.to_lowercase());
+            if w.chars().any(is_cyrillic) {
+                spellings.push(w.chars().map(cursive_look_alike).collect());
+            }
+        }
+        spellings.sort();
+        spellings.dedup();
+        for sp in spellings {
+            out.push((
+                m,
+                format!("{}{sp}{}", &text[..slot.start], &text[slot.end..]),
+            ));
+        }
+    }
+    Some(out)
+}
+
+/// A lower-case Cyrillic letter written by hand -> the Latin letter the text reader
+/// (Latin only) reads it as: cursive `т` is an `m`, `п` and `л` an `n`, `и` a `u`
+/// (`марта` reads `uapma`, `апреля` `anpena`, `мая` `Maa`).
+fn cursive_look_alike(c: char) -> String {
+    match c {
+        'а' | 'я' => "a",
+        'б' => "6",
+        'в' | 'ь' | 'ъ' => "b",
+        'г' | 'ч' => "r",
+        'д' => "g",
+        'е' | 'ё' => "e",
+        'ж' | 'х' => "x",
+        'з' | 'э' => "3",
+        'и' | 'й' | 'ц' => "u",
+        'к' => "k",
+        'л' | 'п' => "n",
+        'м' | 'т' => "m",
+        'н' => "H",
+        'о' => "o",
+        'р' => "p",
+        'с' => "c",
+        'у' => "y",
+        'ф' => "qp",
+        'ш' | 'щ' => "w",
+        'ю' => "io",
+        'ы' => "bl",
+        c => return c.to_string(),
+    }
+    .to_string()
+}
+
+/// The month the scores of [`month_candidates`] favour and its probability (its
+/// spellings' likelihoods summed, over all months'); `None` without scores.
+fn month_pick(scores: &[(u32, f32)]) -> Option<(u32, f32)> {
+    let mut per = [f32::NEG_INFINITY; 12];
+    for &(m, s) in scores {
+        let k = (m as usize).checked_sub(1)?;
+        let a = per.get(k).copied()?;
+        let (hi, lo) = if a > s { (a, s) } else { (s, a) };
+        per[k] = if lo == f32::NEG_INFINITY {
+            hi
+        } else {
+            hi + (lo - hi).exp().ln_1p()
+        };
+    }
+    let top = per.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if top == f32::NEG_INFINITY {
+        return None;
+    }
+    let total: f32 = per.iter().map(|p| (p - top).exp()).sum();
+    let best = per.iter().position(|&p| p == top)?;
+    Some((best as u32 + 1, 1.0 / total))
 }
 
 fn is_num(s: &str) -> bool {
@@ -976,11 +1274,95 @@ mod tests {
         assert_eq!(parse_date("May 2019").as_deref(), Some("2019.05.??"));
         assert_eq!(parse_date("1904 2020").as_deref(), Some("2020.04.19"));
         assert_eq!(parse_date("2021-0102").as_deref(), Some("2021.01.02"));
+        assert_eq!(parse_date("17/₂/2021").as_deref(), Some("2021.02.17"));
         assert_eq!(parse_date("13.2018"), None);
         assert_eq!(parse_date("e4 2018"), None);
         assert_eq!(parse_date("4567 2020"), None);
         assert_eq!(parse_date("Nf3"), None);
         assert_eq!(parse_date(""), None);
+    }
+
+    #[test]
+    fn a_month_not_read_is_tried_in_each_months_spellings() {
+        let c = month_candidates("31 0ct 2015").expect("day and year read");
+        assert!(c.contains(&(10, "31 Oct 2015".to_string())));
+        assert!(c.contains(&(10, "31 10 2015".to_string())));
+        assert!(c.contains(&(11, "31 11 2015".to_string())));
+        assert!(c.contains(&(3, "31 марта 2015".to_string())));
+        assert!(
+            c.contains(&(3, "31 mapma 2015".to_string())),
+            "cursive look-alikes"
+        );
+        assert!(c.contains(&(7, "31 lipca 2015".to_string())));
+        assert!(c.iter().all(|(m, _)| (1..=12).contains(m)));
+        let c = month_candidates("17/z/2021").expect("day and year read");
+        assert!(c.contains(&(2, "17/2/2021".to_string())));
+        assert!(c.contains(&(2, "17/02/2021".to_string())));
+        assert!(month_candidates("31 Oct 2015").is_none(), "the month read");
+        assert!(month_candidates("0ct 2015").is_none(), "no day");
+        assert!(month_candidates("31 0ct").is_none(), "no year");
+        assert!(month_candidates("Nf3").is_none());
+    }
+
+    #[test]
+    fn one_edit_of_a_reading_makes_a_whole_date() {
+        let r = date_repairs("989");
+        assert!(
+            r.contains(&("1989.??.??".to_string(), "1989".to_string())),
+            "{r:?}"
+        );
+        let r = date_repairs("21.2016");
+        assert!(
+            r.contains(&("2016.01.02".to_string(), "2.1.2016".to_string())),
+            "{r:?}"
+        );
+        let r = date_repairs("9111/2016");
+        assert!(
+            r.contains(&("2016.11.09".to_string(), "9/11/2016".to_string())),
+            "{r:?}"
+        );
+        // Only whole dates: no `??` but for a year written alone.
+        for (d, t) in date_repairs("23 12.202") {
+            assert_eq!(parse_date(&t).as_deref(), Some(d.as_str()));
+            assert!(!d.contains('?'), "{d} from {t}");
+        }
+        assert!(date_repairs("").is_empty());
+        assert!(
+            date_repairs("Club Championship 2016").is_empty(),
+            "too long to edit"
+        );
+        assert!(date_repairs("Smith").is_empty());
+    }
+
+    #[test]
+    fn a_months_spellings_add_up() {
+        let (m, p) = month_pick(&[(10, -1.0), (10, -1.0), (11, -1.0)]).expect("scores");
+        assert_eq!(m, 10);
+        assert!((p - 2.0 / 3.0).abs() < 1e-5, "{p}");
+        let (m, p) = month_pick(&[(3, -50.0), (4, -2.0), (4, f32::NEG_INFINITY)]).expect("scores");
+        assert_eq!(m, 4);
+        assert!(p > 0.99);
+        assert!(month_pick(&[]).is_none());
+        assert!(month_pick(&[(13, -1.0)]).is_none(), "no 13th month");
+    }
+
+    #[test]
+    fn date_parts_keep_where_they_were_read() {
+        let t = "31 0ct 2015";
+        let parts = date_parts(t);
+        let spans: Vec<&str> = parts.iter().map(|(_, r)| &t[r.clone()]).collect();
+        assert_eq!(spans, ["31", "0ct", "2015"]);
+        let t = "18Dec2018";
+        let parts = date_parts(t);
+        let got: Vec<(&str, &str)> = parts
+            .iter()
+            .map(|(p, r)| (p.as_str(), &t[r.clone()]))
+            .collect();
+        assert_eq!(got, [("18", "18"), ("Dec", "Dec"), ("2018", "2018")]);
+        let t = "2 февраля 2O22";
+        let got: Vec<(String, &str)> = date_parts(t).into_iter().map(|(p, r)| (p, &t[r])).collect();
+        assert_eq!(got[1].1, "февраля");
+        assert_eq!(got[2], ("2022".to_string(), "2O22"));
     }
 
     #[test]
