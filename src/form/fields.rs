@@ -320,13 +320,31 @@ fn words(line: &TextLine) -> Vec<LineWord> {
         let ends = matches!(c, None | Some(' ')) || (c == Some(':') && after_letter);
         if ends {
             if let Some(s) = start.take() {
-                out.push(LineWord {
-                    text: chars[s..i].iter().map(|c| c.0).collect(),
-                    x0: left(s),
-                    x1: right(i - 1),
-                    colon: c == Some(':'),
-                    span: (s, i),
+                let text =
+                    |a: usize, b: usize| -> String { chars[a..b].iter().map(|c| c.0).collect() };
+                // A label read glued to the number written by it (`Bd.11`, `5Bd.`):
+                // two words, where the whole is none.
+                let glued = (s + 1..i).find(|&k| {
+                    let (a, b) = (text(s, k), text(k, i));
+                    let number = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+                    chars[k - 1].0.is_ascii_digit() != chars[k].0.is_ascii_digit()
+                        && match_label(&text(s, i)).is_none()
+                        && ((number(&a) && match_label(&b).is_some())
+                            || (number(&b) && match_label(&a).is_some()))
                 });
+                let cuts: Vec<(usize, usize)> = match glued {
+                    Some(k) => vec![(s, k), (k, i)],
+                    None => vec![(s, i)],
+                };
+                for (a, b) in cuts {
+                    out.push(LineWord {
+                        text: text(a, b),
+                        x0: left(a),
+                        x1: right(b - 1),
+                        colon: b == i && c == Some(':'),
+                        span: (a, b),
+                    });
+                }
             }
         } else if start.is_none() {
             start = Some(i);
@@ -785,7 +803,21 @@ fn place_values(
                 } else {
                     ly.saturating_sub(lh)
                 };
-                let y0 = ly.saturating_sub(lh * 3 / 4).max(mid_above);
+                // Not into a line read above the label's row (a title, a row of print
+                // or writing over it): its foot is the top.
+                let print_above = lines
+                    .iter()
+                    .map(|line| line.bbox)
+                    .filter(|&[bx, by, bw, bh]| {
+                        by + bh <= ly && overlap(bx, bx + bw, x0, right_end) > 0
+                    })
+                    .map(|[_, by, _, bh]| by + bh)
+                    .max()
+                    .unwrap_or(0);
+                let y0 = ly
+                    .saturating_sub(lh * 3 / 4)
+                    .max(mid_above)
+                    .max(print_above);
                 let mid_below = if below < ph {
                     (ly1 + below) / 2
                 } else {
@@ -1331,5 +1363,35 @@ mod tests {
         // The event's value runs up to the round's label.
         assert!(event.value_box[0] + event.value_box[2] <= round.label_box[0]);
         assert!(round.value_box[0] >= round.label_box[0] + round.label_box[2]);
+    }
+
+    #[test]
+    fn a_label_glued_to_a_number_is_cut_where_the_digits_meet_it() {
+        let page = GrayImage::from_pixel(1200, 400, image::Luma([235]));
+        // `Rd. 5` and `Bd. 11` read as one line, the space before `Bd.` lost.
+        let lines = [line("Rd. 5Bd. 11", [500, 110, 270, 50])];
+        let form = form_from_lines(&page, None, &lines);
+        let kinds: Vec<FieldKind> = form.fields.iter().map(|f| f.kind).collect();
+        assert!(kinds.contains(&FieldKind::Round), "{kinds:?}");
+        let board = form.fields.iter().find(|f| f.kind == FieldKind::Board);
+        let board = board.expect("`Bd.` found inside `5Bd.`");
+        assert_eq!(board.label, "Bd.");
+        // The round's value stops at the board's label.
+        let round = form
+            .fields
+            .iter()
+            .find(|f| f.kind == FieldKind::Round)
+            .unwrap();
+        assert!(
+            round.value_box[0] + round.value_box[2] <= board.label_box[0],
+            "{form:?}"
+        );
+        let ws = words(&line("Bd.11", [0, 0, 50, 20]));
+        let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Bd.", "11"]);
+        // Not where no part is a label, or the whole is one.
+        let ws = words(&line("e4e5 Runde2x", [0, 0, 120, 20]));
+        let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["e4e5", "Runde2x"]);
     }
 }
