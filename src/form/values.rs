@@ -43,8 +43,9 @@ const MONTH_FLOOR: f32 = 0.5;
 const REPAIR_FLOOR: f32 = 0.5;
 
 /// The most a date made by an edit is trusted unless the cell reader reads it too:
-/// under the review threshold, so a reviewer always sees it.
-const REPAIRED_MAX: f32 = crate::report::FIELD_REVIEW_BELOW - 0.01;
+/// under the report's review threshold (`FIELD_REVIEW_BELOW`, 0.8), so a reviewer
+/// always sees it.
+pub const REPAIRED_MAX: f32 = 0.79;
 
 /// How far (nats) the best closed-set reading may fall short of the reader's own best
 /// reading before its confidence is cut (a digit read as a letter costs a few nats).

@@ -172,6 +172,24 @@ fn take(game: &mut GameInfo, name: &str, value: &str) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_date_made_by_an_edit_is_always_reviewed() {
+        // The header reader caps such a date's confidence under this threshold.
+        const { assert!(crate::form::values::REPAIRED_MAX < FIELD_REVIEW_BELOW) };
+        let mut r = SheetReport {
+            result: "*".into(),
+            fields: vec![field(
+                "date",
+                "2016.01.02",
+                crate::form::values::REPAIRED_MAX,
+                0,
+            )],
+            ..SheetReport::default()
+        };
+        r.apply_fields();
+        assert!(r.fields[0].review);
+    }
+
     fn field(name: &str, value: &str, p: f32, copy: usize) -> FieldRead {
         FieldRead {
             field: name.into(),
