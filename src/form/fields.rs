@@ -324,14 +324,18 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                     |a: usize, b: usize| -> String { chars[a..b].iter().map(|c| c.0).collect() };
                 // A label read glued to the number written by it (`Bd.11`, `5Bd.`):
                 // two words, where the whole is none.
-                let glued = (s + 1..i).find(|&k| {
-                    let (a, b) = (text(s, k), text(k, i));
-                    let number = |t: &str| t.chars().all(|c| c.is_ascii_digit());
-                    chars[k - 1].0.is_ascii_digit() != chars[k].0.is_ascii_digit()
-                        && match_label(&text(s, i)).is_none()
-                        && ((number(&a) && match_label(&b).is_some())
-                            || (number(&b) && match_label(&a).is_some()))
-                });
+                let number = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+                let glued = match_label(&text(s, i))
+                    .is_none()
+                    .then(|| {
+                        (s + 1..i).find(|&k| {
+                            let (a, b) = (text(s, k), text(k, i));
+                            chars[k - 1].0.is_ascii_digit() != chars[k].0.is_ascii_digit()
+                                && ((number(&a) && match_label(&b).is_some())
+                                    || (number(&b) && match_label(&a).is_some()))
+                        })
+                    })
+                    .flatten();
                 let cuts: Vec<(usize, usize)> = match glued {
                     Some(k) => vec![(s, k), (k, i)],
                     None => vec![(s, i)],

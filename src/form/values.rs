@@ -34,8 +34,8 @@ const MAX_NUMBER: u32 = 300;
 /// sureness: it goes to review.
 const DATE_DISAGREE: f32 = 0.6;
 
-/// A month chosen among its spellings' scores ([`month_pick`]) is taken from this
-/// probability: likelier than every other month together.
+/// A month chosen among its spellings' scores ([`month_candidates`]) is taken from
+/// this probability: likelier than every other month together.
 const MONTH_FLOOR: f32 = 0.5;
 
 /// A date one edit of a reading makes ([`date_repairs`]) is taken from this
@@ -116,14 +116,13 @@ pub struct SpotText {
     /// The text reader's score of its own reading of a round or board (minus infinity
     /// when it read nothing).
     pub number_own: f32,
-    /// A date whose month did not read (day and year did): per month (1..=12) and
-    /// spelling of it put in the month's place, the text reader's score.
-    pub month_scores: Vec<(u32, f32)>,
-    /// A date the text reader's reading does not make: per date one edit of that
-    /// reading makes ([`date_repairs`]), the text reader's score of the edited text.
-    pub repair_scores: Vec<(String, f32)>,
-    /// The text reader's score of its own reading, where `repair_scores` are scored.
-    pub repair_own: f32,
+    /// A date whose reading lacks its month or makes no date: per date a changed
+    /// reading makes (each month's spellings in the month's place,
+    /// [`month_candidates`]; one edit, [`date_repairs`]), the text reader's score of
+    /// that text.
+    pub date_scores: Vec<(String, f32)>,
+    /// The text reader's score of its own reading, where `date_scores` are scored.
+    pub date_own: f32,
     /// The box holds the printed result options, not a written result.
     pub printed: bool,
 }
@@ -180,9 +179,8 @@ pub fn look(
                 result_own: f32::NEG_INFINITY,
                 number_scores: Vec::new(),
                 number_own: f32::NEG_INFINITY,
-                month_scores: Vec::new(),
-                repair_scores: Vec::new(),
-                repair_own: f32::NEG_INFINITY,
+                date_scores: Vec::new(),
+                date_own: f32::NEG_INFINITY,
                 printed,
             };
             let Some(crop) = text.crop.as_ref() else {
@@ -199,24 +197,18 @@ pub fn look(
                 "white" | "black" | "event" => text.line = Some(reader.read_line(crop)),
                 "date" => {
                     let line = reader.read_line(crop);
-                    if let Some(cands) = month_candidates(&line.0) {
-                        let words: Vec<&str> = cands.iter().map(|(_, t)| t.as_str()).collect();
-                        let scores = reader.score_all(crop, &words);
-                        text.month_scores = cands.into_iter().map(|(m, _)| m).zip(scores).collect();
-                    }
-                    let repairs = if parse_date(&line.0).is_none() {
-                        date_repairs(&line.0)
-                    } else {
-                        Vec::new()
+                    let changed = match parse_date(&line.0) {
+                        Some(_) => month_candidates(&line.0),
+                        None => date_repairs(&line.0),
                     };
-                    if !repairs.is_empty() {
+                    if !changed.is_empty() {
                         let mut words: Vec<&str> =
-                            repairs.iter().map(|(_, t)| t.as_str()).collect();
+                            changed.iter().map(|(_, t)| t.as_str()).collect();
                         words.push(&line.0);
                         let mut scores = reader.score_all(crop, &words);
-                        text.repair_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
-                        text.repair_scores =
-                            repairs.into_iter().map(|(d, _)| d).zip(scores).collect();
+                        text.date_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
+                        text.date_scores =
+                            changed.into_iter().map(|(d, _)| d).zip(scores).collect();
                     }
                     text.line = Some(line);
                 }
@@ -652,7 +644,9 @@ fn read_open(v: &mut ValueRead, line: Option<&(String, f32)>, cyr: bool) {
 /// the two agreeing make it surer, disagreeing less sure, with both kept as
 /// candidates.
 fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
-    let (line, month_scores) = (s.line.as_ref(), &s.month_scores);
+    let line = s.line.as_ref();
+    // The changed readings' dates (see [`SpotText::date_scores`]), likeliest first.
+    let changed = softmax(&s.date_scores);
     let own = cell.own();
     let chars = cell.greedy.chars().count().max(1) as f32;
     let by_cell = parse_date(&cell.greedy).map(|d| {
@@ -663,11 +657,8 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
         let d = parse_date(t)?;
         // A month that did not read, chosen among the months' spellings where one
         // is clearly likelier than the rest together.
-        if let Some((m, pm)) = month_pick(month_scores).filter(|(_, pm)| *pm >= MONTH_FLOOR)
-            && d.contains(".??.")
-        {
-            let filled = d.replacen(".??.", &format!(".{m:02}."), 1);
-            return Some((filled, p * pm));
+        if let Some((filled, pm)) = changed.first().filter(|(_, pm)| *pm >= MONTH_FLOOR) {
+            return Some((filled.clone(), p * pm));
         }
         Some((d.clone(), p * date_share(&d, t)))
     });
@@ -676,15 +667,14 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
     let repaired = by_text.is_none();
     let by_text = by_text.or_else(|| {
         let (_, p) = line?;
-        let probs = softmax(&s.repair_scores);
-        let (d, pd) = probs.first()?.clone();
+        let (d, pd) = changed.first()?.clone();
         let best = s
-            .repair_scores
+            .date_scores
             .iter()
             .filter(|(r, _)| *r == d)
             .map(|x| x.1)
             .fold(f32::NEG_INFINITY, f32::max);
-        let cut = (best - s.repair_own.max(best) + FIT_SLACK).min(0.0).exp();
+        let cut = (best - s.date_own.max(best) + FIT_SLACK).min(0.0).exp();
         (pd >= REPAIR_FLOOR).then(|| (d, p * pd * cut))
     });
     let cell_date = by_cell.as_ref().map(|d| d.0.clone());
@@ -1006,19 +996,22 @@ const MONTH_WORDS: [&[&str]; 12] = [
 ];
 
 /// A date whose day and year read but not its month (`31 0ct 2015`, `17/z/2021`):
-/// the text with each month's spellings (its number, [`MONTH_WORDS`] as listed and
-/// in lower case) put where the month was read, to score against the crop. `None`
-/// for any other date.
-fn month_candidates(text: &str) -> Option<Vec<(u32, String)>> {
-    let date = parse_date(text)?;
-    let [y, m, d]: [&str; 3] = date.split('.').collect::<Vec<_>>().try_into().ok()?;
-    if y.contains('?') || d.contains('?') || m != "??" {
-        return None;
-    }
+/// per month and spelling of it (its number, [`MONTH_WORDS`] as listed and in lower
+/// case), the date with that month and the text with the spelling put where the
+/// month was read, to score against the crop. None for any other date.
+fn month_candidates(text: &str) -> Vec<(String, String)> {
+    let Some(date) = parse_date(text) else {
+        return Vec::new();
+    };
+    let (y, rest) = date.split_at(4);
+    let (month, d) = (&rest[1..3], &rest[4..]);
     let parts = date_parts(text);
     let [_, (_, slot), _] = &parts[..] else {
-        return None;
+        return Vec::new();
     };
+    if y.contains('?') || d.contains('?') || month != "??" {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for (i, words) in MONTH_WORDS.iter().enumerate() {
         let m = i as u32 + 1;
@@ -1034,12 +1027,12 @@ fn month_candidates(text: &str) -> Option<Vec<(u32, String)>> {
         spellings.dedup();
         for sp in spellings {
             out.push((
-                m,
+                format!("{y}.{m:02}.{d}"),
                 format!("{}{sp}{}", &text[..slot.start], &text[slot.end..]),
             ));
         }
     }
-    Some(out)
+    out
 }
 
 /// A lower-case Cyrillic letter written by hand -> the Latin letter the text reader
@@ -1071,29 +1064,6 @@ fn cursive_look_alike(c: char) -> String {
         c => return c.to_string(),
     }
     .to_string()
-}
-
-/// The month the scores of [`month_candidates`] favour and its probability (its
-/// spellings' likelihoods summed, over all months'); `None` without scores.
-fn month_pick(scores: &[(u32, f32)]) -> Option<(u32, f32)> {
-    let mut per = [f32::NEG_INFINITY; 12];
-    for &(m, s) in scores {
-        let k = (m as usize).checked_sub(1)?;
-        let a = per.get(k).copied()?;
-        let (hi, lo) = if a > s { (a, s) } else { (s, a) };
-        per[k] = if lo == f32::NEG_INFINITY {
-            hi
-        } else {
-            hi + (lo - hi).exp().ln_1p()
-        };
-    }
-    let top = per.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    if top == f32::NEG_INFINITY {
-        return None;
-    }
-    let total: f32 = per.iter().map(|p| (p - top).exp()).sum();
-    let best = per.iter().position(|&p| p == top)?;
-    Some((best as u32 + 1, 1.0 / total))
 }
 
 fn is_num(s: &str) -> bool {
@@ -1285,24 +1255,29 @@ mod tests {
 
     #[test]
     fn a_month_not_read_is_tried_in_each_months_spellings() {
-        let c = month_candidates("31 0ct 2015").expect("day and year read");
-        assert!(c.contains(&(10, "31 Oct 2015".to_string())));
-        assert!(c.contains(&(10, "31 10 2015".to_string())));
-        assert!(c.contains(&(11, "31 11 2015".to_string())));
-        assert!(c.contains(&(3, "31 марта 2015".to_string())));
+        let has =
+            |c: &[(String, String)], d: &str, t: &str| c.contains(&(d.to_string(), t.to_string()));
+        let c = month_candidates("31 0ct 2015");
+        assert!(has(&c, "2015.10.31", "31 Oct 2015"));
+        assert!(has(&c, "2015.10.31", "31 10 2015"));
+        assert!(has(&c, "2015.11.31", "31 11 2015"));
+        assert!(has(&c, "2015.03.31", "31 марта 2015"));
         assert!(
-            c.contains(&(3, "31 mapma 2015".to_string())),
+            has(&c, "2015.03.31", "31 mapma 2015"),
             "cursive look-alikes"
         );
-        assert!(c.contains(&(7, "31 lipca 2015".to_string())));
-        assert!(c.iter().all(|(m, _)| (1..=12).contains(m)));
-        let c = month_candidates("17/z/2021").expect("day and year read");
-        assert!(c.contains(&(2, "17/2/2021".to_string())));
-        assert!(c.contains(&(2, "17/02/2021".to_string())));
-        assert!(month_candidates("31 Oct 2015").is_none(), "the month read");
-        assert!(month_candidates("0ct 2015").is_none(), "no day");
-        assert!(month_candidates("31 0ct").is_none(), "no year");
-        assert!(month_candidates("Nf3").is_none());
+        assert!(has(&c, "2015.07.31", "31 lipca 2015"));
+        assert!(c.iter().all(|(d, _)| {
+            let m: u32 = d[5..7].parse().unwrap_or(0);
+            d.starts_with("2015.") && d.ends_with(".31") && (1..=12).contains(&m)
+        }));
+        let c = month_candidates("17/z/2021");
+        assert!(has(&c, "2021.02.17", "17/2/2021"));
+        assert!(has(&c, "2021.02.17", "17/02/2021"));
+        assert!(month_candidates("31 Oct 2015").is_empty(), "the month read");
+        assert!(month_candidates("0ct 2015").is_empty(), "no day");
+        assert!(month_candidates("31 0ct").is_empty(), "no year");
+        assert!(month_candidates("Nf3").is_empty());
     }
 
     #[test]
@@ -1337,14 +1312,24 @@ mod tests {
 
     #[test]
     fn a_months_spellings_add_up() {
-        let (m, p) = month_pick(&[(10, -1.0), (10, -1.0), (11, -1.0)]).expect("scores");
-        assert_eq!(m, 10);
+        let s = |d: &str, p: f32| (d.to_string(), p);
+        let probs = softmax(&[
+            s("2015.10.31", -1.0),
+            s("2015.10.31", -1.0),
+            s("2015.11.31", -1.0),
+        ]);
+        let (m, p) = probs.first().expect("scores");
+        assert_eq!(m, "2015.10.31");
         assert!((p - 2.0 / 3.0).abs() < 1e-5, "{p}");
-        let (m, p) = month_pick(&[(3, -50.0), (4, -2.0), (4, f32::NEG_INFINITY)]).expect("scores");
-        assert_eq!(m, 4);
-        assert!(p > 0.99);
-        assert!(month_pick(&[]).is_none());
-        assert!(month_pick(&[(13, -1.0)]).is_none(), "no 13th month");
+        let probs = softmax(&[
+            s("2015.03.31", -50.0),
+            s("2015.04.31", -2.0),
+            s("2015.04.31", f32::NEG_INFINITY),
+        ]);
+        let (m, p) = probs.first().expect("scores");
+        assert_eq!(m, "2015.04.31");
+        assert!(*p > 0.99);
+        assert!(softmax(&[]).is_empty());
     }
 
     #[test]
