@@ -1,15 +1,36 @@
 //! What the printed-text reader reads on a picture, line by line: to see how a form's
 //! print comes out (the Russian labels' Latin look-alikes in `form::fields` were
-//! measured this way).
+//! measured this way). With `--ru`, each picture is one line written in Russian, read
+//! as the header's Cyrillic fields are (`model::cyrillic`); `--ru W B` sets the letter
+//! model's weight and the bonus per letter.
 //!
-//! `cargo run --release --example ocr_lines -- PICTURE...`
+//! `cargo run --release --example ocr_lines -- [--ru [W B]] PICTURE...`
 
 use scoresheet::model::RuntimeParams;
+use scoresheet::model::cyrillic::Search;
 use scoresheet::model::ocr::PrintedReader;
 
 fn main() {
     let mut reader = PrintedReader::embedded(&RuntimeParams::default()).expect("the text reader");
-    for path in std::env::args().skip(1) {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut ru = None;
+    if args.first().is_some_and(|a| a == "--ru") {
+        args.remove(0);
+        let mut search = Search::default();
+        if let (Some(w), Some(b)) = (
+            args.first().and_then(|a| a.parse().ok()),
+            args.get(1).and_then(|a| a.parse().ok()),
+        ) {
+            search.lm_weight = w;
+            search.bonus = b;
+            args.drain(..2);
+            if let Some(k) = std::env::var("RU_BEAM").ok().and_then(|v| v.parse().ok()) {
+                search.beam = k;
+            }
+        }
+        ru = Some(search);
+    }
+    for path in args {
         let page = match image::open(&path) {
             Ok(p) => p.to_luma8(),
             Err(e) => {
@@ -17,6 +38,17 @@ fn main() {
                 continue;
             }
         };
+        if let Some(search) = ru {
+            let (latin, _) = reader.read_line(&page);
+            if let Some(r) = reader.read_cyrillic(&page, search) {
+                let ls = scoresheet::model::cyrillic::LetterModel::latin().spelling(&latin);
+                println!(
+                    "{path}\t{latin}\t{}\t{:.2}\t{ls:.2}",
+                    r.text, r.spelling
+                );
+            }
+            continue;
+        }
         let (w, h) = page.dimensions();
         match reader.read_region(&page, [0, 0, w, h]) {
             Ok(lines) => {

@@ -8,6 +8,11 @@
 
 use image::GrayImage;
 
+// Cyrillic read through the printed-text reader's Latin look-alikes (`form::values`).
+#[cfg(feature = "internals")]
+pub mod cyrillic;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod cyrillic;
 mod header;
 mod manifest;
 mod onnx;

@@ -23,6 +23,7 @@ use image::GrayImage;
 use super::result::RESIGN_WORDS;
 use crate::decode::{CellScorer, Trie};
 use crate::glyph::canonical_str;
+use crate::model::cyrillic::{Reading, Search, capitalise, written_in_latin};
 use crate::model::{CellModel, HeaderReader, Located, ModelError, Spot};
 use crate::vocab::{Alphabet, CellScores};
 
@@ -42,9 +43,10 @@ const MONTH_FLOOR: f32 = 0.5;
 /// probability among the dates all such edits make.
 const REPAIR_FLOOR: f32 = 0.5;
 
-/// The most a date made by an edit is trusted unless the cell reader reads it too:
-/// under the report's review threshold (`FIELD_REVIEW_BELOW`, 0.8), so a reviewer
-/// always sees it.
+/// The most a value made from a reading rather than read is trusted (a date made by an
+/// edit, unless the cell reader reads it too; a name or event taken back to Cyrillic
+/// from the text reader's Latin look-alikes): under the report's review threshold
+/// (`FIELD_REVIEW_BELOW`, 0.8), so a reviewer always sees it.
 pub const REPAIRED_MAX: f32 = 0.79;
 
 /// How far (nats) the best closed-set reading may fall short of the reader's own best
@@ -125,6 +127,9 @@ pub struct SpotText {
     pub date_own: f32,
     /// The box holds the printed result options, not a written result.
     pub printed: bool,
+    /// On a form whose headings are Russian, a name's or the event's reading as
+    /// Cyrillic.
+    pub cyrillic: Option<Reading>,
 }
 
 /// Step one of a page's header: the text reader finds the fields, and reads what
@@ -182,6 +187,7 @@ pub fn look(
                 date_scores: Vec::new(),
                 date_own: f32::NEG_INFINITY,
                 printed,
+                cyrillic: None,
             };
             let Some(crop) = text.crop.as_ref() else {
                 return text;
@@ -194,7 +200,12 @@ pub fn look(
                         .map(|n| reader.spells(n).then(|| reader.score(crop, n)))
                         .collect();
                 }
-                "white" | "black" | "event" => text.line = Some(reader.read_line(crop)),
+                "white" | "black" | "event" => {
+                    text.line = Some(reader.read_line(crop));
+                    if cyrillic {
+                        text.cyrillic = reader.read_cyrillic(crop);
+                    }
+                }
                 "date" => {
                     let line = reader.read_line(crop);
                     let changed = match parse_date(&line.0) {
@@ -295,7 +306,7 @@ pub fn read(
                 read_result(&mut v, &mut cell, &s.result_scores, own);
             }
             "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
-            "event" => read_open(&mut v, s.line.as_ref(), looked.cyrillic),
+            "event" => read_open(&mut v, s, looked.cyrillic, false),
             _ => v.note = Some("not read".into()),
         }
         if let Some(value) = v.value.as_ref().filter(|_| v.confidence < VALUE_FLOOR) {
@@ -582,7 +593,7 @@ fn read_result(
 /// without, the text reader's open reading.
 fn read_name(v: &mut ValueRead, cell: &mut Cell, s: &SpotText, names: &[String], cyr: bool) {
     if names.is_empty() {
-        read_open(v, s.line.as_ref(), cyr);
+        read_open(v, s, cyr, true);
         return;
     }
     let mut logp: Vec<f32> = vec![0.0; names.len()];
@@ -616,18 +627,43 @@ fn read_name(v: &mut ValueRead, cell: &mut Cell, s: &SpotText, names: &[String],
     take_best(v, softmax(&scored), 0.0);
 }
 
-/// An open reading by the text reader (no closed set): its text and probability.
-fn read_open(v: &mut ValueRead, line: Option<&(String, f32)>, cyr: bool) {
-    if cyr {
-        v.note = Some("written in Cyrillic, which the text reader cannot read".into());
+/// An open reading by the text reader (no closed set): its text and probability. On a
+/// Russian form (`cyr`), the reading as Cyrillic unless the line is written in Latin
+/// letters ([`written_in_latin`]); a name's words capitalised (`name`), an event's
+/// first.
+fn read_open(v: &mut ValueRead, s: &SpotText, cyr: bool, name: bool) {
+    let line = s.line.as_ref();
+    let latin = line.map(|(t, p)| (super::fields::before_print(t).trim(), *p));
+    if let Some((text, _)) = latin
+        && super::fields::reads_labels(text)
+    {
+        v.note = Some(format!(
+            "reads the form's print (`{text}`), nothing written"
+        ));
         return;
     }
-    match line.map(|(t, p)| (super::fields::before_print(t).trim(), *p)) {
-        Some((text, _)) if super::fields::reads_labels(text) => {
+    if cyr {
+        let Some(r) = s.cyrillic.as_ref() else {
+            v.note = Some("written in Cyrillic, which the text reader cannot read".into());
+            return;
+        };
+        let read = latin.map_or("", |l| l.0);
+        if !written_in_latin(read, r) {
+            if r.text.is_empty() {
+                v.note = Some("the text reader reads nothing here".into());
+                return;
+            }
+            v.value = Some(capitalise(&r.text, name));
+            // How sure the reader is of the strokes; the letters they are taken for
+            // always want a look.
+            v.confidence = round3(latin.map_or(0.0, |l| l.1).min(REPAIRED_MAX));
             v.note = Some(format!(
-                "reads the form's print (`{text}`), nothing written"
+                "read in Cyrillic from the text reader's Latin look-alikes (`{read}`): check it"
             ));
+            return;
         }
+    }
+    match latin {
         Some((text, p)) if !text.is_empty() => {
             v.value = Some(text.to_string());
             v.confidence = round3(p);
@@ -1211,6 +1247,10 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
         texts: &[&str],
     ) -> ((String, f32), f32, Vec<f32>) {
         crate::model::ocr::PrintedReader::read_and_score(self, crop, texts)
+    }
+
+    fn read_cyrillic(&mut self, crop: &GrayImage) -> Option<Reading> {
+        crate::model::ocr::PrintedReader::read_cyrillic(self, crop, Search::default())
     }
 
     fn spells(&self, text: &str) -> bool {

@@ -64,6 +64,12 @@ pub trait HeaderReader {
         (line, own, self.score_all(crop, texts))
     }
 
+    /// A line written in Russian, read as Cyrillic ([`super::cyrillic`]); `None` where
+    /// the reader cannot.
+    fn read_cyrillic(&mut self, _crop: &GrayImage) -> Option<super::cyrillic::Reading> {
+        None
+    }
+
     /// Whether the reader's dictionary spells every letter of `text`.
     fn spells(&self, text: &str) -> bool;
 }

@@ -306,6 +306,18 @@ impl PrintedReader {
         }
     }
 
+    /// Reads one line crop written in Russian ([`super::cyrillic`]); `None` when the
+    /// runtime fails.
+    pub fn read_cyrillic(
+        &mut self,
+        crop: &GrayImage,
+        search: super::cyrillic::Search,
+    ) -> Option<super::cyrillic::Reading> {
+        let p = self.recognise(std::slice::from_ref(crop)).ok()?;
+        let p = p.first()?;
+        Some(super::cyrillic::decode(&p.logp, p.steps, p.classes, &self.index, search))
+    }
+
     /// The CTC log-likelihood (nats) of `text` given the line crop: how well the crop
     /// reads as exactly that text. Cyrillic letters count as the Latin letter printed
     /// alike; a character the dictionary lacks otherwise costs a fixed -9. Minus
