@@ -24,9 +24,6 @@ fn main() {
             search.lm_weight = w;
             search.bonus = b;
             args.drain(..2);
-            if let Some(k) = std::env::var("RU_BEAM").ok().and_then(|v| v.parse().ok()) {
-                search.beam = k;
-            }
         }
         ru = Some(search);
     }
@@ -42,10 +39,7 @@ fn main() {
             let (latin, _) = reader.read_line(&page);
             if let Some(r) = reader.read_cyrillic(&page, search) {
                 let ls = scoresheet::model::cyrillic::LetterModel::latin().spelling(&latin);
-                println!(
-                    "{path}\t{latin}\t{}\t{:.2}\t{ls:.2}",
-                    r.text, r.spelling
-                );
+                println!("{path}\t{latin}\t{}\t{:.2}\t{ls:.2}", r.text, r.spelling);
             }
             continue;
         }

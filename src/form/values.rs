@@ -1419,4 +1419,65 @@ mod tests {
         assert_eq!(p[0].0, "1-0");
         assert!((p[0].1 - 2.0 / 3.0).abs() < 1e-5);
     }
+
+    fn open_spot(field: &str, latin: &str, p: f32, cyrillic: Option<&str>) -> SpotText {
+        SpotText {
+            spot: Spot {
+                field: field.into(),
+                label: None,
+                value_box: [0, 0, 10, 10],
+            },
+            crop: None,
+            line: Some((latin.into(), p)),
+            name_scores: Vec::new(),
+            result_scores: Vec::new(),
+            result_own: f32::NEG_INFINITY,
+            number_scores: Vec::new(),
+            number_own: f32::NEG_INFINITY,
+            date_scores: Vec::new(),
+            date_own: f32::NEG_INFINITY,
+            printed: false,
+            cyrillic: cyrillic.map(|t| Reading {
+                text: t.into(),
+                spelling: crate::model::cyrillic::LetterModel::russian().spelling(t),
+            }),
+        }
+    }
+
+    #[test]
+    fn russian_forms_give_cyrillic_names_for_review() {
+        let mut v = ValueRead::default();
+        let s = open_spot("white", "IOpné berOB", 0.93, Some("юрий белов"));
+        read_open(&mut v, &s, true, true);
+        assert_eq!(v.value.as_deref(), Some("Юрий Белов"));
+        assert!(
+            v.confidence <= REPAIRED_MAX,
+            "always reviewed: {}",
+            v.confidence
+        );
+        assert!(v.note.as_deref().is_some_and(|n| n.contains("IOpné berOB")));
+        // An event: only its first word capitalised.
+        let mut v = ValueRead::default();
+        let s = open_spot("event", "lepBeHCTBo ropoAa", 0.9, Some("первенство города"));
+        read_open(&mut v, &s, true, false);
+        assert_eq!(v.value.as_deref(), Some("Первенство города"));
+        // The same readings on a form that is not Russian: the Latin reading.
+        let mut v = ValueRead::default();
+        read_open(&mut v, &s, false, false);
+        assert_eq!(v.value.as_deref(), Some("lepBeHCTBo ropoAa"));
+    }
+
+    #[test]
+    fn a_latin_name_on_a_russian_form_stays_latin() {
+        let mut v = ValueRead::default();
+        let s = open_spot("black", "Kasparov, Gary", 0.92, Some("карагон, сану"));
+        read_open(&mut v, &s, true, true);
+        assert_eq!(v.value.as_deref(), Some("Kasparov, Gary"));
+        assert!((v.confidence - 0.92).abs() < 1e-3);
+        // No Cyrillic reading to be had: nothing is made up.
+        let mut v = ValueRead::default();
+        let s = open_spot("black", "Bopouyob", 0.9, None);
+        read_open(&mut v, &s, true, true);
+        assert_eq!(v.value, None);
+    }
 }

@@ -230,7 +230,10 @@ fn tokens(lm: &LetterModel, class_of: &HashMap<char, usize>) -> Vec<Token> {
         .map(|&(c, latin)| Token {
             text: c,
             letter: lm.index(c),
-            classes: latin.chars().filter_map(|l| class_of.get(&l).copied()).collect(),
+            classes: latin
+                .chars()
+                .filter_map(|l| class_of.get(&l).copied())
+                .collect(),
         })
         .collect();
     out.extend(OTHERS.chars().chain([' ']).map(|c| Token {
@@ -328,12 +331,17 @@ pub fn decode(
         last: f32::NEG_INFINITY,
         lm: 0.0,
     }];
-    let total = |p: &Prefix| p.ctc() + search.lm_weight * p.lm + search.bonus * p.tokens.len() as f32;
+    let total =
+        |p: &Prefix| p.ctc() + search.lm_weight * p.lm + search.bonus * p.tokens.len() as f32;
     for t in 0..steps {
         let row = &logp[t * classes..(t + 1) * classes];
         let emit: Vec<f32> = toks
             .iter()
-            .map(|k| k.classes.iter().fold(f32::NEG_INFINITY, |a, &c| log_add(a, row[c])))
+            .map(|k| {
+                k.classes
+                    .iter()
+                    .fold(f32::NEG_INFINITY, |a, &c| log_add(a, row[c]))
+            })
             .collect();
         let top = emit.iter().copied().fold(row[0], f32::max);
         let tried: Vec<u16> = (0..toks.len() as u16)
@@ -434,9 +442,8 @@ pub fn capitalise(text: &str, every_word: bool) -> String {
 /// [`LATIN_MARGIN`] better.
 pub fn written_in_latin(latin: &str, cyrillic: &Reading) -> bool {
     let gap = cyrillic.spelling - LetterModel::latin().spelling(latin);
-    let latin_only = |c: char| {
-        c.is_ascii_alphabetic() && !LOOK_ALIKES.iter().any(|(_, l)| l.contains(c))
-    };
+    let latin_only =
+        |c: char| c.is_ascii_alphabetic() && !LOOK_ALIKES.iter().any(|(_, l)| l.contains(c));
     gap < 0.0 || (gap < LATIN_MARGIN && latin.chars().any(latin_only))
 }
 
@@ -470,17 +477,18 @@ mod tests {
         assert_eq!(capitalise("первенство школы", false), "Первенство школы");
     }
 
-    /// Frames that draw `Bopoh` (one class a frame, blanks between) decode as
-    /// `Ворон`: the look-alikes taken back, `h` as `н`.
+    /// Frames that draw `uBaHoB` (one class a frame, blanks between) decode as
+    /// `иванов`: `u` could be `и`, `й`, `м`, `н` or `ц`, `B` `б` or `в`, `a` `а` or
+    /// `я`; the letter model picks the spelling.
     #[test]
     fn latin_look_alikes_decode_as_russian() {
-        let chars = ['B', 'o', 'p', 'o', 'h', ' ', 'b', 'u', 'n', 'y', 'm'];
+        let chars = ['B', 'o', 'p', 'H', 'a', ' ', 'b', 'u', 'n', 'y', 'm'];
         let mut class_of = HashMap::new();
         for (i, c) in chars.iter().enumerate() {
             class_of.insert(*c, i + 1);
         }
         let classes = chars.len() + 1;
-        let line = "Bopoh";
+        let line = "uBaHoB";
         let mut logp = Vec::new();
         for c in line.chars() {
             for k in [class_of[&c], 0] {
@@ -491,7 +499,7 @@ mod tests {
         }
         let steps = logp.len() / classes;
         let r = decode(&logp, steps, classes, &class_of, Search::default());
-        assert_eq!(r.text, "ворон");
+        assert_eq!(r.text, "иванов");
         assert!(r.spelling < 0.0);
     }
 }

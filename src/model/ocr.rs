@@ -315,7 +315,13 @@ impl PrintedReader {
     ) -> Option<super::cyrillic::Reading> {
         let p = self.recognise(std::slice::from_ref(crop)).ok()?;
         let p = p.first()?;
-        Some(super::cyrillic::decode(&p.logp, p.steps, p.classes, &self.index, search))
+        Some(super::cyrillic::decode(
+            &p.logp,
+            p.steps,
+            p.classes,
+            &self.index,
+            search,
+        ))
     }
 
     /// The CTC log-likelihood (nats) of `text` given the line crop: how well the crop
