@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::ocr::log_add;
+
 const QUANT: f32 = 4.0;
 const CODE: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
 
@@ -243,17 +245,6 @@ fn tokens(lm: &LetterModel, class_of: &HashMap<char, usize>) -> Vec<Token> {
     }));
     out.retain(|t| !t.classes.is_empty());
     out
-}
-
-fn log_add(a: f32, b: f32) -> f32 {
-    if a == f32::NEG_INFINITY {
-        return b;
-    }
-    if b == f32::NEG_INFINITY {
-        return a;
-    }
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    hi + (lo - hi).exp().ln_1p()
 }
 
 /// A prefix of the search: its tokens, the CTC log-probabilities of its paths ending

@@ -523,7 +523,8 @@ fn clamp_box(b: [u32; 4], page: &GrayImage) -> [u32; 4] {
     [x, y, w, h]
 }
 
-fn log_add(a: f32, b: f32) -> f32 {
+/// `ln(e^a + e^b)`.
+pub(super) fn log_add(a: f32, b: f32) -> f32 {
     if a == f32::NEG_INFINITY {
         return b;
     }
