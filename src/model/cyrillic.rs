@@ -14,8 +14,6 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::ocr::log_add;
-
 const QUANT: f32 = 4.0;
 const CODE: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
 
@@ -245,6 +243,18 @@ fn tokens(lm: &LetterModel, class_of: &HashMap<char, usize>) -> Vec<Token> {
     }));
     out.retain(|t| !t.classes.is_empty());
     out
+}
+
+/// `ln(e^a + e^b)` (the text reader's CTC sums, `ocr`, use it too).
+pub(super) fn log_add(a: f32, b: f32) -> f32 {
+    if a == f32::NEG_INFINITY {
+        return b;
+    }
+    if b == f32::NEG_INFINITY {
+        return a;
+    }
+    let m = a.max(b);
+    m + ((a - m).exp() + (b - m).exp()).ln()
 }
 
 /// A prefix of the search: its tokens, the CTC log-probabilities of its paths ending

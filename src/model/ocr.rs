@@ -19,6 +19,7 @@ use image::imageops::{FilterType, resize};
 use ort::session::Session;
 use ort::value::Tensor;
 
+use super::cyrillic::log_add;
 use super::{ModelError, RuntimeParams, onnx::build_session};
 
 const DET_ONNX: &[u8] = include_bytes!("../../models/ppocrv6-tiny-det.onnx");
@@ -521,18 +522,6 @@ fn clamp_box(b: [u32; 4], page: &GrayImage) -> [u32; 4] {
     let w = b[2].min(page.width() - x);
     let h = b[3].min(page.height() - y);
     [x, y, w, h]
-}
-
-/// `ln(e^a + e^b)`.
-pub(super) fn log_add(a: f32, b: f32) -> f32 {
-    if a == f32::NEG_INFINITY {
-        return b;
-    }
-    if b == f32::NEG_INFINITY {
-        return a;
-    }
-    let m = a.max(b);
-    m + ((a - m).exp() + (b - m).exp()).ln()
 }
 
 /// CTC forward pass: log P(labels | frames), blank at 0.
