@@ -36,8 +36,7 @@ fn main() {
             }
         };
         if let Some(search) = ru {
-            let (latin, _) = reader.read_line(&page);
-            if let Some(r) = reader.read_cyrillic(&page, search) {
+            if let Some(((latin, _), r)) = reader.read_cyrillic(&page, search) {
                 let ls = scoresheet::model::cyrillic::LetterModel::latin().spelling(&latin);
                 println!("{path}\t{latin}\t{}\t{:.2}\t{ls:.2}", r.text, r.spelling);
             }

@@ -201,9 +201,17 @@ pub fn look(
                         .collect();
                 }
                 "white" | "black" | "event" => {
-                    text.line = Some(reader.read_line(crop));
-                    if cyrillic {
-                        text.cyrillic = reader.read_cyrillic(crop);
+                    let both = if cyrillic {
+                        reader.read_cyrillic(crop)
+                    } else {
+                        None
+                    };
+                    match both {
+                        Some((line, r)) => {
+                            text.line = Some(line);
+                            text.cyrillic = Some(r);
+                        }
+                        None => text.line = Some(reader.read_line(crop)),
                     }
                 }
                 "date" => {
@@ -1249,7 +1257,7 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
         crate::model::ocr::PrintedReader::read_and_score(self, crop, texts)
     }
 
-    fn read_cyrillic(&mut self, crop: &GrayImage) -> Option<Reading> {
+    fn read_cyrillic(&mut self, crop: &GrayImage) -> Option<((String, f32), Reading)> {
         crate::model::ocr::PrintedReader::read_cyrillic(self, crop, Search::default())
     }
 

@@ -64,9 +64,13 @@ pub trait HeaderReader {
         (line, own, self.score_all(crop, texts))
     }
 
-    /// A line written in Russian, read as Cyrillic ([`super::cyrillic`]); `None` where
-    /// the reader cannot.
-    fn read_cyrillic(&mut self, _crop: &GrayImage) -> Option<super::cyrillic::Reading> {
+    /// A line written in Russian: its reading ([`HeaderReader::read_line`]) and its
+    /// reading as Cyrillic ([`super::cyrillic`]); `None` where the reader cannot read
+    /// Cyrillic.
+    fn read_cyrillic(
+        &mut self,
+        _crop: &GrayImage,
+    ) -> Option<((String, f32), super::cyrillic::Reading)> {
         None
     }
 

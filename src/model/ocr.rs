@@ -307,22 +307,19 @@ impl PrintedReader {
         }
     }
 
-    /// Reads one line crop written in Russian ([`super::cyrillic`]); `None` when the
-    /// runtime fails.
+    /// Reads one line crop written in Russian: its Latin reading
+    /// ([`PrintedReader::read_line`]) and its reading as Cyrillic ([`super::cyrillic`]),
+    /// the crop recognised once; `None` when the runtime fails.
     pub fn read_cyrillic(
         &mut self,
         crop: &GrayImage,
         search: super::cyrillic::Search,
-    ) -> Option<super::cyrillic::Reading> {
+    ) -> Option<((String, f32), super::cyrillic::Reading)> {
         let p = self.recognise(std::slice::from_ref(crop)).ok()?;
         let p = p.first()?;
-        Some(super::cyrillic::decode(
-            &p.logp,
-            p.steps,
-            p.classes,
-            &self.index,
-            search,
-        ))
+        let (text, conf, _) = self.greedy(p);
+        let cyrillic = super::cyrillic::decode(&p.logp, p.steps, p.classes, &self.index, search);
+        Some(((text, conf), cyrillic))
     }
 
     /// The CTC log-likelihood (nats) of `text` given the line crop: how well the crop
