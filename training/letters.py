@@ -6,7 +6,7 @@ The text reader has no Cyrillic: it reads handwritten Russian as Latin look-alik
 Cyrillic with a beam search that weighs each letter's look-alikes against how Russian
 words are spelt. A name on a Russian form may
 also be written in Latin letters: the Latin letter model tells which of the two readings
-is spelt more like its language. This script makes both: character 4-gram models of the
+is spelt more like its language. This script makes both: character n-gram models (Russian 5-gram, Latin 4-gram) of the
 words of Hunspell dictionaries from npm: Russian from `dictionary-ru` 3.0.0 (Alexander
 I. Lebedev, BSD-3-Clause; the notice ships as `models/LICENSE-ru-dictionary.txt`), every
 stem with its suffixes; Latin from the stems of `dictionary-en` 4.0.0 (MIT AND BSD),
@@ -22,7 +22,7 @@ is used: only the languages' spelling.
 Russian symbols: the 32 letters (`ё` as `е`), `ы` written as `ь` + `ı` and `ю` as `ı` + `о` (the
 reader sees those two letters as two strokes, `bl` and `io`), and `^` for a word's edges.
 The probabilities are interpolated (Witten-Bell) down to the letter frequencies, and
-stored for every context of up to three symbols seen `MIN_CONTEXT` times or more; the
+stored for every context of up to ORDER-1 symbols seen `MIN_CONTEXT` times or more; the
 reader backs off to the longest stored context. A line is a context, a tab, and for each
 symbol in `SYMBOLS` order one character: minus the log-probability in quarter nats
 (`QUANT`), capped at 63, coded as `CODE[q]`. Latin symbols: `a`-`z` and `^`. The first
@@ -38,7 +38,7 @@ from collections import Counter, defaultdict
 
 SYMBOLS = {"ru": "абвгдежзийклмнопрстуфхцчшщъьэяı^",  # 'ы' and 'ю' are spelt with 'ı'
            "latin": "abcdefghijklmnopqrstuvwxyz^"}
-ORDER = 4
+ORDER = {"ru": 5, "latin": 4}  # Russian at 5: docs/measurements.md
 MIN_CONTEXT = 40
 QUANT = 4.0
 CODE = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/"
@@ -85,9 +85,10 @@ def build(words: list[str], lang: str) -> dict[str, list[float]]:
         s = spell(w, lang)
         if s is None:
             continue
-        padded = "^" * (ORDER - 1) + s + "^"
-        for i in range(ORDER - 1, len(padded)):
-            for k in range(ORDER):
+        order = ORDER[lang]
+        padded = "^" * (order - 1) + s + "^"
+        for i in range(order - 1, len(padded)):
+            for k in range(order):
                 counts[padded[i - k : i]][padded[i]] += 1
     symbols = SYMBOLS[lang]
     n = len(symbols)

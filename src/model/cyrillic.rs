@@ -81,9 +81,12 @@ impl Default for Search {
 }
 
 /// A letter model: its symbols (the last, `^`, a word's edge) and, for each stored
-/// context (up to three symbols), the log-probability of each symbol next.
+/// context (up to four symbols for Russian, three for Latin), the log-probability of
+/// each symbol next.
 pub struct LetterModel {
     symbols: Vec<char>,
+    /// The longest stored context.
+    reach: usize,
     contexts: HashMap<Vec<u8>, Vec<f32>>,
 }
 
@@ -134,7 +137,12 @@ impl LetterModel {
                 contexts.insert(key, probs);
             }
         }
-        LetterModel { symbols, contexts }
+        let reach = contexts.keys().map(Vec::len).max().unwrap_or(0);
+        LetterModel {
+            symbols,
+            reach,
+            contexts,
+        }
     }
 
     fn edge(&self) -> u8 {
@@ -148,7 +156,7 @@ impl LetterModel {
     /// Log-probability of symbol `next` after `history` (symbol indices, the word's
     /// start padded with `^`): the longest stored context's.
     fn logp(&self, history: &[u8], next: u8) -> f32 {
-        let n = history.len().min(3);
+        let n = history.len().min(self.reach);
         for k in (0..=n).rev() {
             if let Some(p) = self.contexts.get(&history[history.len() - k..]) {
                 return p[next as usize];
@@ -166,7 +174,7 @@ impl LetterModel {
             let Some(ix) = self.spell(word) else {
                 continue;
             };
-            let mut h = vec![self.edge(); 3];
+            let mut h = vec![self.edge(); self.reach];
             for &i in ix.iter().chain([&self.edge()]) {
                 sum += self.logp(&h, i);
                 n += 1;
@@ -277,11 +285,11 @@ impl Prefix {
 /// edge, `^`-padded.
 fn history(lm: &LetterModel, toks: &[Token], seq: &[u16]) -> Vec<u8> {
     let edge = lm.edge();
-    let mut h = vec![edge; 3];
+    let mut h = vec![edge; lm.reach];
     for &t in seq {
         match toks[t as usize].letter {
             Some(l) => h.push(l),
-            None => h.extend([edge; 3]),
+            None => h.extend(std::iter::repeat_n(edge, lm.reach)),
         }
     }
     h
