@@ -38,8 +38,8 @@ from collections import Counter, defaultdict
 
 SYMBOLS = {"ru": "абвгдежзийклмнопрстуфхцчшщъьэяı^",  # 'ы' and 'ю' are spelt with 'ı'
            "latin": "abcdefghijklmnopqrstuvwxyz^"}
-ORDER = {"ru": 5, "latin": 4}  # Russian at 5: docs/measurements.md
-MIN_CONTEXT = 40
+ORDER = {"ru": 5, "latin": 4}  # Russian at 5, from 80 sightings: docs/measurements.md
+MIN_CONTEXT = {"ru": 80, "latin": 40}
 QUANT = 4.0
 CODE = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/"
 
@@ -109,7 +109,7 @@ def build(words: list[str], lang: str) -> dict[str, list[float]]:
 
     kept = {}
     for ctx, c in counts.items():
-        if sum(c.values()) >= MIN_CONTEXT:
+        if sum(c.values()) >= MIN_CONTEXT[lang]:
             kept[ctx] = prob(ctx)
     return kept
 
