@@ -132,6 +132,26 @@ pub struct SpotText {
     pub cyrillic: Option<Reading>,
 }
 
+impl SpotText {
+    /// A spot with its crop and nothing read yet.
+    fn new(spot: Spot, crop: Option<GrayImage>, printed: bool) -> SpotText {
+        SpotText {
+            spot,
+            crop,
+            line: None,
+            name_scores: Vec::new(),
+            result_scores: Vec::new(),
+            result_own: f32::NEG_INFINITY,
+            number_scores: Vec::new(),
+            number_own: f32::NEG_INFINITY,
+            date_scores: Vec::new(),
+            date_own: f32::NEG_INFINITY,
+            printed,
+            cyrillic: None,
+        }
+    }
+}
+
 /// Step one of a page's header: the text reader finds the fields, and reads what
 /// needs it.
 pub struct Looked {
@@ -175,20 +195,7 @@ pub fn look(
             } else {
                 ink_crop(page, spot.value_box)
             };
-            let mut text = SpotText {
-                spot,
-                crop,
-                line: None,
-                name_scores: Vec::new(),
-                result_scores: Vec::new(),
-                result_own: f32::NEG_INFINITY,
-                number_scores: Vec::new(),
-                number_own: f32::NEG_INFINITY,
-                date_scores: Vec::new(),
-                date_own: f32::NEG_INFINITY,
-                printed,
-                cyrillic: None,
-            };
+            let mut text = SpotText::new(spot, crop, printed);
             let Some(crop) = text.crop.as_ref() else {
                 return text;
             };
@@ -1429,27 +1436,18 @@ mod tests {
     }
 
     fn open_spot(field: &str, latin: &str, p: f32, cyrillic: Option<&str>) -> SpotText {
-        SpotText {
-            spot: Spot {
-                field: field.into(),
-                label: None,
-                value_box: [0, 0, 10, 10],
-            },
-            crop: None,
-            line: Some((latin.into(), p)),
-            name_scores: Vec::new(),
-            result_scores: Vec::new(),
-            result_own: f32::NEG_INFINITY,
-            number_scores: Vec::new(),
-            number_own: f32::NEG_INFINITY,
-            date_scores: Vec::new(),
-            date_own: f32::NEG_INFINITY,
-            printed: false,
-            cyrillic: cyrillic.map(|t| Reading {
-                text: t.into(),
-                spelling: crate::model::cyrillic::LetterModel::russian().spelling(t),
-            }),
-        }
+        let spot = Spot {
+            field: field.into(),
+            label: None,
+            value_box: [0, 0, 10, 10],
+        };
+        let mut s = SpotText::new(spot, None, false);
+        s.line = Some((latin.into(), p));
+        s.cyrillic = cyrillic.map(|t| Reading {
+            text: t.into(),
+            spelling: crate::model::cyrillic::LetterModel::russian().spelling(t),
+        });
+        s
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! letters (`u` is `и`, `й`, `ц`, a cursive `н` or `м`), so the reading is taken back to
 //! Cyrillic by a CTC prefix beam search over Russian letters, each letter's frame
 //! probability the sum of its look-alikes', weighed by a letter model of Russian
-//! spelling (`models/ru-letters.txt`, made by `training/ru_letters.py` from the
+//! spelling (`models/ru-letters.txt`, made by `training/letters.py` from the
 //! Russian Hunspell dictionary of the npm package `dictionary-ru`; no name list).
 //!
 //! Two letters are drawn as two Latin strokes: `ы` (`bl`) and `ю` (`io`). The letter
@@ -275,6 +275,23 @@ struct Prefix {
     lm: f32,
 }
 
+/// A prefix's scores while a frame's extensions are summed (keyed by its tokens).
+struct Sums {
+    blank: f32,
+    last: f32,
+    lm: f32,
+}
+
+impl Sums {
+    fn new(lm: f32) -> Sums {
+        Sums {
+            blank: f32::NEG_INFINITY,
+            last: f32::NEG_INFINITY,
+            lm,
+        }
+    }
+}
+
 impl Prefix {
     fn ctc(&self) -> f32 {
         log_add(self.blank, self.last)
@@ -295,21 +312,16 @@ fn history(lm: &LetterModel, toks: &[Token], seq: &[u16]) -> Vec<u8> {
     h
 }
 
-/// The letter model's log-probability of `next` after `seq` (a word's end counted when
-/// `next` is no letter and a word is open).
-fn lm_step(lm: &LetterModel, toks: &[Token], seq: &[u16], next: u16) -> f32 {
-    let h = history(lm, toks, seq);
+/// The letter model's log-probability of `next` after the history `h` ([`history`]; a
+/// word's end counted when `next` is no letter and a word is open).
+fn lm_step(lm: &LetterModel, h: &[u8], next: &Token) -> f32 {
     let edge = lm.edge();
     let open = h.last().is_some_and(|&l| l != edge);
-    match toks[next as usize].letter {
-        Some(l) => lm.logp(&h, l),
+    match next.letter {
+        Some(l) => lm.logp(h, l),
         None => {
-            let end = if open { lm.logp(&h, edge) } else { 0.0 };
-            end + if toks[next as usize].text == ' ' {
-                0.0
-            } else {
-                OTHER_LOGP
-            }
+            let end = if open { lm.logp(h, edge) } else { 0.0 };
+            end + if next.text == ' ' { 0.0 } else { OTHER_LOGP }
         }
     }
 }
@@ -356,18 +368,16 @@ pub fn decode(
         let tried: Vec<u16> = (0..toks.len() as u16)
             .filter(|&k| emit[k as usize] >= top - search.prune)
             .collect();
-        let mut next: HashMap<Vec<u16>, Prefix> = HashMap::new();
+        let mut next: HashMap<Vec<u16>, Sums> = HashMap::new();
         for p in &beam {
-            let stay = next.entry(p.tokens.clone()).or_insert_with(|| Prefix {
-                tokens: p.tokens.clone(),
-                blank: f32::NEG_INFINITY,
-                last: f32::NEG_INFINITY,
-                lm: p.lm,
-            });
+            let stay = next
+                .entry(p.tokens.clone())
+                .or_insert_with(|| Sums::new(p.lm));
             stay.blank = log_add(stay.blank, p.ctc() + row[0]);
             if let Some(&l) = p.tokens.last() {
                 stay.last = log_add(stay.last, p.last + emit[l as usize]);
             }
+            let h = history(lm, &toks, &p.tokens);
             for &k in &tried {
                 let from = if p.tokens.last() == Some(&k) {
                     p.blank
@@ -379,27 +389,35 @@ pub fn decode(
                 }
                 let mut seq = p.tokens.clone();
                 seq.push(k);
-                let step = lm_step(lm, &toks, &p.tokens, k);
-                let e = next.entry(seq.clone()).or_insert_with(|| Prefix {
-                    tokens: seq,
-                    blank: f32::NEG_INFINITY,
-                    last: f32::NEG_INFINITY,
-                    lm: p.lm + step,
-                });
+                let step = lm_step(lm, &h, &toks[k as usize]);
+                let e = next.entry(seq).or_insert_with(|| Sums::new(p.lm + step));
                 e.last = log_add(e.last, from + emit[k as usize]);
             }
         }
-        let mut all: Vec<Prefix> = next.into_values().collect();
-        all.sort_by(|a, b| total(b).total_cmp(&total(a)));
+        let mut all: Vec<Prefix> = next
+            .into_iter()
+            .map(|(tokens, s)| Prefix {
+                tokens,
+                blank: s.blank,
+                last: s.last,
+                lm: s.lm,
+            })
+            .collect();
+        // Ties broken by the tokens, so the map's order never picks the text.
+        all.sort_by(|a, b| {
+            total(b)
+                .total_cmp(&total(a))
+                .then_with(|| a.tokens.cmp(&b.tokens))
+        });
         all.truncate(search.beam);
         beam = all;
     }
     // The last word's end.
-    let edge_token = toks.iter().position(|k| k.text == ' ').map(|i| i as u16);
+    let space = toks.iter().find(|k| k.text == ' ');
     let finals: Vec<(String, f32)> = beam
         .iter()
         .map(|p| {
-            let end = edge_token.map_or(0.0, |sp| lm_step(lm, &toks, &p.tokens, sp));
+            let end = space.map_or(0.0, |sp| lm_step(lm, &history(lm, &toks, &p.tokens), sp));
             let text: String = p.tokens.iter().map(|&k| toks[k as usize].text).collect();
             (join_strokes(&text), total(p) + search.lm_weight * end)
         })
