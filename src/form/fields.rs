@@ -77,6 +77,9 @@ pub struct FormText {
     pub fields: Vec<FieldSpot>,
     pub result_options: Option<ResultOptions>,
     pub lines: Vec<(String, [u32; 4], f32)>,
+    /// The form's own print among the lines: the fields' labels and the signature
+    /// lines' captions. No value, whichever value box takes it in.
+    pub print: Vec<[u32; 4]>,
 }
 
 /// The labels of each field, folded (lower case, no diacritics, no punctuation). The
@@ -625,6 +628,14 @@ pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextL
     let labels = find_labels(lines, table);
     let fields = place_values(page, &ink, &labels, lines, table);
     let result_options = result_options(&ink, lines, &labels);
+    let captions = lines.iter().flat_map(|line| {
+        let [_, y, _, h] = line.bbox;
+        words(line)
+            .into_iter()
+            .filter(|w| is_signature_word(&w.text))
+            .map(move |w| [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h])
+    });
+    let print = labels.iter().map(|l| l.bbox).chain(captions).collect();
     FormText {
         fields,
         result_options,
@@ -632,6 +643,7 @@ pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextL
             .iter()
             .map(|l| (l.text.clone(), l.bbox, l.confidence))
             .collect(),
+        print,
     }
 }
 
@@ -690,17 +702,30 @@ fn place_values(
 ) -> Vec<FieldSpot> {
     let (pw, ph) = page.dimensions();
     let margin = pw / 40;
-    // Words that are no label: the writing (and other print).
+    // Words that are no label and no signature line's caption: the writing (and
+    // other print).
     let writing: Vec<[u32; 4]> = lines
         .iter()
         .flat_map(|line| {
             let [_, y, _, h] = line.bbox;
             words(line)
                 .into_iter()
-                .filter(|w| match_label(&w.text).is_none())
+                .filter(|w| match_label(&w.text).is_none() && !is_signature_word(&w.text))
                 .map(move |w| [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h])
         })
         .collect();
+    // The label a word of writing stands beside: the nearest one left of it whose
+    // row it shares.
+    let owner = |w: [u32; 4]| {
+        labels
+            .iter()
+            .filter(|o| {
+                o.bbox[0] <= w[0]
+                    && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], w[1], w[1] + w[3]) * 2 > o.bbox[3]
+            })
+            .max_by_key(|o| o.bbox[0])
+            .map(|o| o.bbox)
+    };
     labels
         .iter()
         .map(|l| {
@@ -837,10 +862,12 @@ fn place_values(
                 [x0, y0, x1.saturating_sub(x0).max(1), y1 - y0]
             };
             // Writing seen in one place and not the other decides; a blank form
-            // keeps the form's geometry.
+            // keeps the form's geometry. Writing beside another label, on its row,
+            // is that label's value.
             let holds = |b: [u32; 4]| {
                 writing
                     .iter()
+                    .filter(|w| owner(**w).is_none_or(|o| o == l.bbox))
                     .filter(|w| {
                         let (cx, cy) = centre(**w);
                         cx >= b[0] as f32
@@ -1367,6 +1394,37 @@ mod tests {
         // The event's value runs up to the round's label.
         assert!(event.value_box[0] + event.value_box[2] <= round.label_box[0]);
         assert!(round.value_box[0] >= round.label_box[0] + round.label_box[2]);
+    }
+
+    #[test]
+    fn a_caption_and_writing_beside_another_label_do_not_move_a_value_box() {
+        // `White` left blank; under it, `Signature` (a caption) and the name written
+        // beside `Black` on the next row.
+        let page = GrayImage::from_pixel(1300, 1800, image::Luma([235]));
+        let lines = [
+            line("White", [92, 1521, 63, 25]),
+            line("Signature", [748, 1553, 74, 24]),
+            line("Black", [93, 1580, 59, 27]),
+            line("Lindqvist Liam", [198, 1551, 200, 47]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let white = form
+            .fields
+            .iter()
+            .find(|f| f.kind == FieldKind::White)
+            .unwrap();
+        // On White's row, beside it (not below, over the caption and the name).
+        let [x, y, _, _] = white.value_box;
+        assert!(y < 1521 && x > 92 + 63, "{white:?}");
+        // The labels and the caption are print, whichever box takes them in.
+        assert!(
+            form.print
+                .iter()
+                .any(|b| b[0].abs_diff(748) < 4 && b[1] == 1553),
+            "{:?}",
+            form.print
+        );
+        assert!(form.print.iter().any(|b| b[1] == 1580), "{:?}", form.print);
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub const REPAIRED_MAX: f32 = 0.79;
 /// reading before its confidence is cut (a digit read as a letter costs a few nats).
 const FIT_SLACK: f32 = 3.0;
 
+/// Pixels of paper round a box of the form's print taken out of a value box (the
+/// reader's box of a printed word may end a little short of its ink).
+const PRINT_PAD: u32 = 3;
+
 /// A pixel darker than the paper by this much (0..255) is ink.
 const INK_DELTA: u8 = 70;
 
@@ -60,6 +64,8 @@ const INK_DELTA: u8 = 70;
 /// [`MIN_INK_PIXELS`]) holds nothing written.
 const MIN_INK_SHARE: f32 = 0.004;
 const MIN_INK_PIXELS: usize = 40;
+/// Fewest rows the ink of a written value spans.
+const MIN_INK_HEIGHT: u32 = 6;
 
 /// A row of a value box darker than this share is a printed rule (the line written
 /// on), not ink; a column darker than [`EDGE_SHARE`] is a box's edge (a tall letter
@@ -176,6 +182,7 @@ pub fn look(
         spots,
         marked,
         options,
+        print,
     } = reader.locate(page, table);
     let cyrillic = cyrillic
         || spots.iter().any(|s| {
@@ -193,7 +200,7 @@ pub fn look(
             let crop = if printed {
                 None
             } else {
-                ink_crop(page, spot.value_box)
+                ink_crop(page, spot.value_box, &print)
             };
             let mut text = SpotText::new(spot, crop, printed);
             let Some(crop) = text.crop.as_ref() else {
@@ -393,6 +400,17 @@ fn overlaps(a: [u32; 4], b: [u32; 4]) -> bool {
 
 fn round3(x: f32) -> f32 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// The letters of `text` in the scripts names are written in (Latin with its
+/// diacritics, Cyrillic).
+fn name_letters(text: &str) -> usize {
+    text.chars()
+        .filter(|&c| {
+            c.is_ascii_alphabetic() || ('\u{00C0}'..='\u{024F}').contains(&c) || is_cyrillic(c)
+        })
+        .filter(|&c| c != '\u{00D7}' && c != '\u{00F7}')
+        .count()
 }
 
 fn is_cyrillic(c: char) -> bool {
@@ -679,6 +697,13 @@ fn read_open(v: &mut ValueRead, s: &SpotText, cyr: bool, name: bool) {
         }
     }
     match latin {
+        // A name or an event is written in letters: a reading with none is the line
+        // written on or a stray mark (a slanted rule reads as `一`).
+        Some((text, _)) if !text.is_empty() && name_letters(text) == 0 => {
+            v.note = Some(format!(
+                "reads no letter (`{text}`): the line written on or a stray mark"
+            ));
+        }
         Some((text, p)) if !text.is_empty() => {
             v.value = Some(text.to_string());
             v.confidence = round3(p);
@@ -1150,8 +1175,10 @@ fn month_word(word: &str) -> Option<u32> {
 
 /// The ink written in `value_box` on `page`, cut out close (with a margin), the
 /// printed rules (rows or columns mostly dark: the line written on, the box's
-/// edges) taken out; `None` when the box holds less ink than a written value.
-pub fn ink_crop(page: &GrayImage, value_box: [u32; 4]) -> Option<GrayImage> {
+/// edges) and the form's own `print` (its labels' and captions' boxes, with
+/// [`PRINT_PAD`] pixels round them) taken out; `None` when the box holds less ink than
+/// a written value.
+pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Option<GrayImage> {
     let [x, y, w, h] = value_box;
     let (pw, ph) = page.dimensions();
     let (x1, y1) = ((x + w).min(pw), (y + h).min(ph));
@@ -1169,6 +1196,18 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4]) -> Option<GrayImage> {
     let mut sorted = values.clone();
     sorted.sort_unstable();
     let paper = sorted[sorted.len() * 3 / 4];
+    for &[px, py, pw, ph] in print {
+        let (px0, py0) = (
+            px.saturating_sub(PRINT_PAD).max(x),
+            py.saturating_sub(PRINT_PAD).max(y),
+        );
+        let (px1, py1) = ((px + pw + PRINT_PAD).min(x1), (py + ph + PRINT_PAD).min(y1));
+        for yy in py0..py1 {
+            for xx in px0..px1 {
+                values[((yy - y) * w + (xx - x)) as usize] = paper;
+            }
+        }
+    }
     let cut = paper.saturating_sub(INK_DELTA);
     let dark = |v: u8| v < cut;
     let at = |xx: u32, yy: u32| values[(yy * w + xx) as usize];
@@ -1200,7 +1239,12 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4]) -> Option<GrayImage> {
             }
         }
     }
-    if count < MIN_INK_PIXELS || (count as f32) < MIN_INK_SHARE * (w * h) as f32 {
+    // Ink a few pixels high is a printed line the rule test missed (grey or
+    // drifting), never writing.
+    if count < MIN_INK_PIXELS
+        || (count as f32) < MIN_INK_SHARE * (w * h) as f32
+        || by1 - by0 < MIN_INK_HEIGHT
+    {
         return None;
     }
     let margin = 4;
@@ -1231,6 +1275,7 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
             .unwrap_or_default();
         Located {
             options,
+            print: form.print,
             spots: form
                 .fields
                 .into_iter()
@@ -1414,14 +1459,70 @@ mod tests {
             page.put_pixel(x, 50, image::Luma([60]));
             page.put_pixel(x, 51, image::Luma([120]));
         }
-        assert!(ink_crop(&page, [0, 0, 200, 60]).is_none(), "the rule alone");
+        assert!(
+            ink_crop(&page, [0, 0, 200, 60], &[]).is_none(),
+            "the rule alone"
+        );
         for y in 10..45 {
             for x in 80..83 {
                 page.put_pixel(x, y, image::Luma([30]));
             }
         }
-        let crop = ink_crop(&page, [0, 0, 200, 60]).expect("the stroke is ink");
+        let crop = ink_crop(&page, [0, 0, 200, 60], &[]).expect("the stroke is ink");
         assert!(crop.width() < 20, "cut out close: {}", crop.width());
+    }
+
+    #[test]
+    fn a_label_in_the_box_and_a_grey_line_are_no_value() {
+        // A box reaching down over the next field's label (`Runda`): print, no value.
+        let mut page = GrayImage::from_pixel(300, 60, image::Luma([235]));
+        for y in 20..40 {
+            for x in (20..90).step_by(4) {
+                page.put_pixel(x, y, image::Luma([30]));
+                page.put_pixel(x + 1, y, image::Luma([30]));
+            }
+        }
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[]).is_some(),
+            "ink, unmasked"
+        );
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[[20, 20, 70, 20]]).is_none(),
+            "the label's print taken out"
+        );
+        // The line written on, grey and drifting a row: dark in no row over half
+        // the box, a few pixels high.
+        let mut page = GrayImage::from_pixel(300, 60, image::Luma([235]));
+        for x in 10..290 {
+            let y = if x < 150 { 40 } else { 41 };
+            page.put_pixel(x, y, image::Luma([120]));
+        }
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[]).is_none(),
+            "a line, not writing"
+        );
+    }
+
+    #[test]
+    fn a_name_read_without_a_letter_is_no_value() {
+        let spot = Spot {
+            field: "white".into(),
+            label: Some("White".into()),
+            value_box: [0, 0, 10, 10],
+        };
+        let mut s = SpotText::new(spot, None, false);
+        let mut v = ValueRead::default();
+        s.line = Some(("一".into(), 0.9));
+        read_open(&mut v, &s, false, true);
+        assert_eq!(v.value, None, "{v:?}");
+        assert!(
+            v.note.as_deref().is_some_and(|n| n.contains("no letter")),
+            "{v:?}"
+        );
+        let mut v = ValueRead::default();
+        s.line = Some(("Łęcki, Z.".into(), 0.9));
+        read_open(&mut v, &s, false, true);
+        assert_eq!(v.value.as_deref(), Some("Łęcki, Z."));
     }
 
     #[test]
