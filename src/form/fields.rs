@@ -714,18 +714,23 @@ fn place_values(
                 .map(move |w| [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h])
         })
         .collect();
-    // The label a word of writing stands beside: the nearest one left of it whose
-    // row it shares.
-    let owner = |w: [u32; 4]| {
-        labels
-            .iter()
-            .filter(|o| {
-                o.bbox[0] <= w[0]
-                    && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], w[1], w[1] + w[3]) * 2 > o.bbox[3]
-            })
-            .max_by_key(|o| o.bbox[0])
-            .map(|o| o.bbox)
-    };
+    // Each word of writing with the label it stands beside: the nearest one left of
+    // it whose row it shares.
+    let writing: Vec<([u32; 4], Option<[u32; 4]>)> = writing
+        .into_iter()
+        .map(|w| {
+            let owner = labels
+                .iter()
+                .filter(|o| {
+                    o.bbox[0] <= w[0]
+                        && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], w[1], w[1] + w[3]) * 2
+                            > o.bbox[3]
+                })
+                .max_by_key(|o| o.bbox[0])
+                .map(|o| o.bbox);
+            (w, owner)
+        })
+        .collect();
     labels
         .iter()
         .map(|l| {
@@ -867,9 +872,9 @@ fn place_values(
             let holds = |b: [u32; 4]| {
                 writing
                     .iter()
-                    .filter(|w| owner(**w).is_none_or(|o| o == l.bbox))
-                    .filter(|w| {
-                        let (cx, cy) = centre(**w);
+                    .filter(|(_, owner)| owner.is_none_or(|o| o == l.bbox))
+                    .filter(|(w, _)| {
+                        let (cx, cy) = centre(*w);
                         cx >= b[0] as f32
                             && cx <= (b[0] + b[2]) as f32
                             && cy >= b[1] as f32
@@ -1358,6 +1363,14 @@ mod tests {
         assert_eq!(results, ["1-0", "1/2-1/2", "0-1"], "{found:?}");
     }
 
+    /// The field of `kind` found on `form`.
+    fn spot(form: &FormText, kind: FieldKind) -> &FieldSpot {
+        form.fields
+            .iter()
+            .find(|f| f.kind == kind)
+            .unwrap_or_else(|| panic!("{kind:?} found: {form:?}"))
+    }
+
     fn line(text: &str, bbox: [u32; 4]) -> TextLine {
         let n = text.chars().count() as u32;
         TextLine {
@@ -1380,17 +1393,9 @@ mod tests {
             line("Runda:", [600, 40, 80, 30]),
         ];
         let form = form_from_lines(&page, None, &lines);
-        let event = form
-            .fields
-            .iter()
-            .find(|f| f.kind == FieldKind::Event)
-            .unwrap();
+        let event = spot(&form, FieldKind::Event);
         assert!(event.label_box[0] + event.label_box[2] < 200, "{event:?}");
-        let round = form
-            .fields
-            .iter()
-            .find(|f| f.kind == FieldKind::Round)
-            .unwrap();
+        let round = spot(&form, FieldKind::Round);
         // The event's value runs up to the round's label.
         assert!(event.value_box[0] + event.value_box[2] <= round.label_box[0]);
         assert!(round.value_box[0] >= round.label_box[0] + round.label_box[2]);
@@ -1408,11 +1413,7 @@ mod tests {
             line("Lindqvist Liam", [198, 1551, 200, 47]),
         ];
         let form = form_from_lines(&page, None, &lines);
-        let white = form
-            .fields
-            .iter()
-            .find(|f| f.kind == FieldKind::White)
-            .unwrap();
+        let white = spot(&form, FieldKind::White);
         // On White's row, beside it (not below, over the caption and the name).
         let [x, y, _, _] = white.value_box;
         assert!(y < 1521 && x > 92 + 63, "{white:?}");
@@ -1439,11 +1440,7 @@ mod tests {
         let board = board.expect("`Bd.` found inside `5Bd.`");
         assert_eq!(board.label, "Bd.");
         // The round's value stops at the board's label.
-        let round = form
-            .fields
-            .iter()
-            .find(|f| f.kind == FieldKind::Round)
-            .unwrap();
+        let round = spot(&form, FieldKind::Round);
         assert!(
             round.value_box[0] + round.value_box[2] <= board.label_box[0],
             "{form:?}"

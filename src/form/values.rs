@@ -407,9 +407,10 @@ fn round3(x: f32) -> f32 {
 fn name_letters(text: &str) -> usize {
     text.chars()
         .filter(|&c| {
-            c.is_ascii_alphabetic() || ('\u{00C0}'..='\u{024F}').contains(&c) || is_cyrillic(c)
+            c.is_ascii_alphabetic()
+                || (('\u{00C0}'..='\u{024F}').contains(&c) && c != '×' && c != '÷')
+                || is_cyrillic(c)
         })
-        .filter(|&c| c != '\u{00D7}' && c != '\u{00F7}')
         .count()
 }
 
@@ -1505,23 +1506,20 @@ mod tests {
 
     #[test]
     fn a_name_read_without_a_letter_is_no_value() {
-        let spot = Spot {
-            field: "white".into(),
-            label: Some("White".into()),
-            value_box: [0, 0, 10, 10],
-        };
-        let mut s = SpotText::new(spot, None, false);
         let mut v = ValueRead::default();
-        s.line = Some(("一".into(), 0.9));
-        read_open(&mut v, &s, false, true);
+        read_open(&mut v, &open_spot("white", "一", 0.9, None), false, true);
         assert_eq!(v.value, None, "{v:?}");
         assert!(
             v.note.as_deref().is_some_and(|n| n.contains("no letter")),
             "{v:?}"
         );
         let mut v = ValueRead::default();
-        s.line = Some(("Łęcki, Z.".into(), 0.9));
-        read_open(&mut v, &s, false, true);
+        read_open(
+            &mut v,
+            &open_spot("white", "Łęcki, Z.", 0.9, None),
+            false,
+            true,
+        );
         assert_eq!(v.value.as_deref(), Some("Łęcki, Z."));
     }
 
