@@ -1168,6 +1168,10 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
 const MARK_MIN_SHARE: f32 = 0.25;
 /// How many times the next option's added ink the marked one must add.
 const MARK_RATIO: f32 = 2.5;
+/// How many times the least inked option's print a draw's own print may hold: a
+/// stacked `½-½` prints up to two and a half times a win's ink, and a tick or a cross
+/// within its box adds little past it (docs/measurements.md).
+const DRAW_PRINT: f32 = 2.6;
 
 /// The option marked: each option's window (the same size for all, centred on the
 /// option, reaching past the print by most of a line's height each way) holds the
@@ -1226,8 +1230,8 @@ fn marked_option(
         })
         .collect();
     // Past the print: the ring round the print box (over the least inked ring), plus
-    // what the print box holds past half again the least inked print, three times it
-    // for the draw (options print with different ink: a stacked `½-½` holds up to two
+    // what the print box holds past half again the least inked print, `DRAW_PRINT`
+    // times it for the draw (options print with different ink: a stacked `½-½` holds up to two
     // and a half times `1-0`'s; a cross doubles a win's).
     let ring_min = amounts.iter().map(|a| a.0 - a.1).min().unwrap_or(0);
     let over_min = amounts.iter().map(|a| a.1).min().unwrap_or(0);
@@ -1237,8 +1241,7 @@ fn marked_option(
         .zip(options)
         .map(|(&(all, over), o)| {
             let ring = (all - over - ring_min) as f32;
-            // A stacked `½-½` prints up to two and a half times a win's ink.
-            let heavy = if o.0 == "1/2-1/2" { 3.0 } else { 1.5 };
+            let heavy = if o.0 == "1/2-1/2" { DRAW_PRINT } else { 1.5 };
             ring + (over as f32 - heavy * over_min as f32).max(0.0)
         })
         .collect();
@@ -1275,6 +1278,59 @@ fn marked_option(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page with the options `1-0 ½-½ 0-1` printed in 50x20 boxes: each win's print
+    /// 240 dark pixels, the draw's `draw_blocks` blocks of 120, and `mark` pixels
+    /// (x0, y0, x1, y1) painted on top.
+    fn options_page(
+        draw_blocks: u32,
+        mark: &[(u32, u32, u32, u32)],
+    ) -> (GrayImage, Vec<(String, [u32; 4])>) {
+        let mut page = GrayImage::from_pixel(400, 100, image::Luma([230]));
+        let mut fill = |x0: u32, y0: u32, x1: u32, y1: u32| {
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    page.put_pixel(x, y, image::Luma([20]));
+                }
+            }
+        };
+        // Blocks 10 wide and 12 tall with gaps: no run along a row or down a column
+        // as long as a rule's.
+        let print = |fill: &mut dyn FnMut(u32, u32, u32, u32), x: u32, blocks: u32| {
+            for b in 0..blocks {
+                fill(x + 2 + b * 12, 44, x + 12 + b * 12, 56);
+            }
+        };
+        print(&mut fill, 40, 2);
+        print(&mut fill, 160, draw_blocks);
+        print(&mut fill, 280, 2);
+        for &(x0, y0, x1, y1) in mark {
+            fill(x0, y0, x1, y1);
+        }
+        let options = [("1-0", 40), ("1/2-1/2", 160), ("0-1", 280)]
+            .map(|(r, x)| (r.to_string(), [x, 40, 50, 20]))
+            .to_vec();
+        (page, options)
+    }
+
+    #[test]
+    fn a_tick_within_a_heavy_draws_print_is_a_mark_and_the_print_alone_is_none() {
+        // The draw prints 4 blocks (2x a win, as a stacked `½-½` does): no mark.
+        let (page, options) = options_page(4, &[]);
+        let (marked, note) = marked_option(&Ink::new(&page), &options);
+        assert_eq!(marked, None, "{note:?}");
+        // A tick over it: most of its ink within the print's box, a short arm past it.
+        let tick = [
+            (161, 40, 184, 42),
+            (186, 40, 209, 42),
+            (161, 57, 184, 60),
+            (186, 57, 209, 60),
+            (204, 30, 207, 40),
+        ];
+        let (page, options) = options_page(4, &tick);
+        let (marked, note) = marked_option(&Ink::new(&page), &options);
+        assert_eq!(marked.map(|m| m.0), Some(1), "{note:?}");
+    }
 
     #[test]
     fn labels_match_in_every_language_and_measured_look_alikes() {

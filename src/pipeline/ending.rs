@@ -190,7 +190,8 @@ pub(super) fn add_written_result(
                 .map(|r| format!("{} {}", r.result, r.how))
                 .collect();
             report.result_note = Some(format!(
-                "the sheet gives different results: {}",
+                "{}{}",
+                crate::report::DIFFERENT_RESULTS,
                 all.join(" and ")
             ));
         }

@@ -16,6 +16,15 @@ pub const FIELD_REVIEW_BELOW: f32 = 0.8;
 /// (it stays `?`; the field and its candidates are still in `fields`, flagged).
 pub const FIELD_COPY_FLOOR: f32 = 0.5;
 
+/// How `result_note` begins where places on the sheet give different results (the
+/// result then stays `*`, and the result field does not fill it on a later pass).
+pub const DIFFERENT_RESULTS: &str = "the sheet gives different results: ";
+
+/// How sure a result field's reading must be to replace a result marked on the
+/// printed options below the table. Chosen on the generator's tune form families
+/// (docs/measurements.md).
+pub const FIELD_OVER_MARK: f32 = 0.9;
+
 /// The game header fields a sheet may give, in `fields`' names.
 const SHEET_FIELDS: [&str; 6] = ["event", "date", "round", "board", "white", "black"];
 
@@ -107,17 +116,32 @@ impl SheetReport {
         let Some((value, p, _)) = combined(&self.fields, "result") else {
             return;
         };
-        let ours = self.result_from == Some(Source::Sheet) && self.result_cell.is_none();
+        // A result marked on the printed options below the table (no cell holds it):
+        // a result field read surely enough replaces it (a written `1 - 0` can pass
+        // for a row of options); a doubtful one does not (a result field's crop can
+        // hold the printed options themselves).
+        let marked = self.result_from == Some(Source::Sheet)
+            && self.result_cell.is_none()
+            && p >= FIELD_OVER_MARK;
+        let disputed = self
+            .result_note
+            .as_deref()
+            .is_some_and(|n| n.starts_with(DIFFERENT_RESULTS));
         if p >= FIELD_COPY_FLOOR
-            && (self.result == "*" || ours)
+            && (self.result == "*" || marked)
+            && !disputed
             && self.result_from != Some(Source::Mate)
         {
-            let was_star = self.result == "*";
+            if self.result == "*" {
+                self.result_note = Some(format!("{value} read in the form's result field"));
+            } else if self.result != value {
+                self.result_note = Some(format!(
+                    "{value} read in the form's result field, over {} marked on the form",
+                    self.result
+                ));
+            }
             self.result = value.clone();
             self.result_from = Some(Source::Sheet);
-            if was_star {
-                self.result_note = Some(format!("{value} read in the form's result field"));
-            }
             if let Some(g) = self.game.as_mut() {
                 g.from.insert("result".into(), Source::Sheet);
             }
@@ -301,5 +325,41 @@ mod tests {
         b.apply_fields();
         assert_eq!(b.game, None, "a blank field makes no game");
         assert_eq!(b.result, "*");
+    }
+
+    #[test]
+    fn only_a_sure_result_field_replaces_a_marked_option() {
+        // Marked on the printed options below the table (no cell holds it).
+        let marked = |field_says: &str, p: f32| SheetReport {
+            result: "1-0".into(),
+            result_from: Some(Source::Sheet),
+            result_note: Some("marked on the form's printed results (1-0, ½-½, 0-1)".into()),
+            fields: vec![field("result", field_says, p, 0)],
+            ..SheetReport::default()
+        };
+        let mut doubtful = marked("0-1", FIELD_OVER_MARK - 0.05);
+        doubtful.apply_fields();
+        assert_eq!(doubtful.result, "1-0");
+        let note = doubtful.result_note.clone().unwrap_or_default();
+        assert!(note.contains("result field says 0-1"), "{note}");
+        let mut sure = marked("0-1", FIELD_OVER_MARK);
+        sure.apply_fields();
+        assert_eq!(sure.result, "0-1");
+        let note = sure.result_note.clone().unwrap_or_default();
+        assert!(note.contains("over 1-0 marked"), "{note}");
+        // Copies whose results disagree leave `*`: the field does not settle it, on
+        // this pass or a later one.
+        let mut copies = SheetReport {
+            result: "*".into(),
+            result_note: Some(format!(
+                "{DIFFERENT_RESULTS}1-0 marked on the form and 0-1 marked on the form"
+            )),
+            fields: vec![field("result", "0-1", 0.95, 0)],
+            ..SheetReport::default()
+        };
+        copies.apply_fields();
+        assert_eq!(copies.result, "*");
+        copies.apply_fields();
+        assert_eq!(copies.result, "*");
     }
 }

@@ -20,7 +20,7 @@ use crate::decode::GameStatus;
 pub use kinds::{MoveState, Source};
 
 pub use budget::flag_least_sure;
-pub use fields::{FIELD_COPY_FLOOR, FIELD_REVIEW_BELOW};
+pub use fields::{DIFFERENT_RESULTS, FIELD_COPY_FLOOR, FIELD_REVIEW_BELOW};
 pub use headers::{HEADER_FIELDS, HeaderCorrection, normalise_result};
 pub use pgn::{PgnTags, to_pgn};
 pub use review::{MATCH_MARKS, ReviewSheet, match_key, review_html};
