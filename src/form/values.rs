@@ -479,7 +479,8 @@ fn number_set(known: &[String]) -> Vec<String> {
 
 /// A round or board: the numbers of [`number_set`], each also written with a
 /// trailing dot, scored by the cell reader; where the text reader scored them too
-/// (`s.number_scores`), the two readers' probabilities averaged, as for a result.
+/// (`s.number_scores`), the two readers' probabilities averaged, as for a result, or
+/// the text reader's alone where the cell reader reads no number and it does.
 /// The fit is the better of the two readers' (the cell reader's best number against
 /// its own reading; the text reader's for the value taken): a number the text reader
 /// reads as written is not doubted because the cell reader, made for moves, reads a
@@ -494,8 +495,25 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotTex
     let own = cell.own();
     let by_cell = softmax(&scored);
     let by_text = softmax(&s.number_scores);
+    let cell_best = scored.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
+    let cell_fit = cell_best - own.max(cell_best);
+    let text_fit = |value: &str| {
+        s.number_scores
+            .iter()
+            .find(|(n, _)| n == value)
+            .map_or(f32::NEG_INFINITY, |(_, t)| *t - s.number_own.max(*t))
+    };
+    // As for a result: where no number explains the cell reader's own reading (a `9`,
+    // which moves never hold, read as `g`) and the text reader's best number explains
+    // its own, the text reader alone decides.
+    let text_alone = cell_fit + FIT_SLACK < 0.0
+        && by_text
+            .first()
+            .is_some_and(|(n, _)| text_fit(n) + FIT_SLACK >= 0.0);
     let probs = if by_text.is_empty() {
         by_cell
+    } else if text_alone {
+        by_text
     } else {
         average(&by_cell, &by_text)
     };
@@ -503,14 +521,7 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotTex
         take_best(v, probs, 0.0);
         return;
     };
-    let cell_best = scored.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
-    let cell_fit = cell_best - own.max(cell_best);
-    let text_fit = s
-        .number_scores
-        .iter()
-        .find(|(n, _)| *n == value)
-        .map_or(f32::NEG_INFINITY, |(_, t)| *t - s.number_own.max(*t));
-    take_best(v, probs, cell_fit.max(text_fit));
+    take_best(v, probs, cell_fit.max(text_fit(&value)));
 }
 
 /// Two readers' probabilities per value, averaged, best first.
@@ -1521,6 +1532,35 @@ mod tests {
             true,
         );
         assert_eq!(v.value.as_deref(), Some("Łęcki, Z."));
+    }
+
+    #[test]
+    fn a_number_the_cell_reader_cannot_read_is_the_text_readers() {
+        let a = crate::form::result::test_readings::alphabet();
+        let floor = crate::decode::DecodeParams::default().reading.read_floor;
+        let spot = |own: f32| {
+            let mut s = open_spot("round", "9", 0.9, None);
+            // The text reader: `9` as sure as its own reading, `19` and `4` far less.
+            s.number_scores = vec![("9".into(), -0.1), ("19".into(), -6.0), ("4".into(), -7.0)];
+            s.number_own = own;
+            s
+        };
+        // The cell reader reads `g` (no number explains it): the text reader decides.
+        let scores = crate::form::result::test_readings::clean("g", &a);
+        let mut v = ValueRead::default();
+        read_number(&mut v, &mut Cell::new(&scores, &a, floor), &[], &spot(-0.1));
+        assert_eq!(v.value.as_deref(), Some("9"), "{v:?}");
+        assert!(v.confidence > 0.9, "{v:?}");
+        // Where the text reader's own reading is something else again, both are
+        // averaged as before: the cell reader's spread keeps it doubtful.
+        let mut v = ValueRead::default();
+        read_number(&mut v, &mut Cell::new(&scores, &a, floor), &[], &spot(5.0));
+        assert!(v.confidence < 0.5, "{v:?}");
+        // A number the cell reader reads is still averaged with the text reader's.
+        let scores = crate::form::result::test_readings::clean("4", &a);
+        let mut v = ValueRead::default();
+        read_number(&mut v, &mut Cell::new(&scores, &a, floor), &[], &spot(-0.1));
+        assert!(v.confidence < 0.6, "two readers disagree: {v:?}");
     }
 
     #[test]
