@@ -255,7 +255,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The field a word names, and how far it is from the nearest label (edits): exact
-/// for labels of up to three letters, one edit up to five, two beyond.
+/// for labels of up to three letters, one edit up to five, two up to eight, three
+/// beyond (`Результат` read `Peaynbrar` in one print face).
 pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
     let w = fold(word);
     if w.is_empty() || w.chars().all(|c| c.is_ascii_digit()) {
@@ -268,7 +269,8 @@ pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
             let allowed = match n {
                 0..=3 => 0,
                 4..=5 => 1,
-                _ => 2,
+                6..=8 => 2,
+                _ => 3,
             };
             let d = edit_distance(&w, l);
             if d <= allowed && best.is_none_or(|b| d < b.1) {
@@ -325,17 +327,23 @@ fn words(line: &TextLine) -> Vec<LineWord> {
             if let Some(s) = start.take() {
                 let text =
                     |a: usize, b: usize| -> String { chars[a..b].iter().map(|c| c.0).collect() };
-                // A label read glued to the number written by it (`Bd.11`, `5Bd.`):
-                // two words, where the whole is none.
+                // A label read glued to the number written by it (`Bd.11`, `5Bd.`), or
+                // to a value that begins with a digit or `½` after it (`Ergebnis1/2-1/2`,
+                // `Datum12.03.2021`): two words, where the whole is none.
                 let number = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+                let value = |t: &str| {
+                    t.starts_with(|c: char| c.is_ascii_digit() || c == '½')
+                        && !t.chars().any(char::is_alphabetic)
+                };
                 let glued = match_label(&text(s, i))
                     .is_none()
                     .then(|| {
                         (s + 1..i).find(|&k| {
                             let (a, b) = (text(s, k), text(k, i));
-                            chars[k - 1].0.is_ascii_digit() != chars[k].0.is_ascii_digit()
+                            let turn = |c: char| c.is_ascii_digit() || c == '½';
+                            turn(chars[k - 1].0) != turn(chars[k].0)
                                 && ((number(&a) && match_label(&b).is_some())
-                                    || (number(&b) && match_label(&a).is_some()))
+                                    || (value(&b) && match_label(&a).is_some()))
                         })
                     })
                     .flatten();
@@ -1351,6 +1359,7 @@ mod tests {
             ("FeΛble:", FieldKind::White),
             ("YëpHbie:", FieldKind::Black),
             ("Pe3y∧bTaT:", FieldKind::Result),
+            ("Peaynbrar", FieldKind::Result),
             ("Résultat", FieldKind::Result),
             ("Ergebnis", FieldKind::Result),
         ] {
@@ -1504,7 +1513,11 @@ mod tests {
         let ws = words(&line("Bd.11", [0, 0, 50, 20]));
         let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(texts, ["Bd.", "11"]);
-        // Not where no part is a label, or the whole is one.
+        // A value of digits and signs after the label (a result, a date).
+        let ws = words(&line("Ergebnis1/2-1/2", [0, 0, 150, 20]));
+        let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Ergebnis", "1/2-1/2"]);
+        // Not where no part is a label, or the whole is one, or letters follow.
         let ws = words(&line("e4e5 Runde2x", [0, 0, 120, 20]));
         let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(texts, ["e4e5", "Runde2x"]);
