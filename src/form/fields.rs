@@ -331,17 +331,14 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                 // to a value that begins with a digit or `½` after it (`Ergebnis1/2-1/2`,
                 // `Datum12.03.2021`): two words, where the whole is none.
                 let number = |t: &str| t.chars().all(|c| c.is_ascii_digit());
-                let value = |t: &str| {
-                    t.starts_with(|c: char| c.is_ascii_digit() || c == '½')
-                        && !t.chars().any(char::is_alphabetic)
-                };
+                let digit = |c: char| c.is_ascii_digit() || c == '½';
+                let value = |t: &str| t.starts_with(digit) && !t.chars().any(char::is_alphabetic);
                 let glued = match_label(&text(s, i))
                     .is_none()
                     .then(|| {
                         (s + 1..i).find(|&k| {
                             let (a, b) = (text(s, k), text(k, i));
-                            let turn = |c: char| c.is_ascii_digit() || c == '½';
-                            turn(chars[k - 1].0) != turn(chars[k].0)
+                            digit(chars[k - 1].0) != digit(chars[k].0)
                                 && ((number(&a) && match_label(&b).is_some())
                                     || (value(&b) && match_label(&a).is_some()))
                         })
@@ -1238,9 +1235,8 @@ fn marked_option(
         })
         .collect();
     // Past the print: the ring round the print box (over the least inked ring), plus
-    // what the print box holds past half again the least inked print, `DRAW_PRINT`
-    // times it for the draw (options print with different ink: a stacked `½-½` holds up to two
-    // and a half times `1-0`'s; a cross doubles a win's).
+    // what the print box holds past half again the least inked print (a cross doubles
+    // a win's), `DRAW_PRINT` times it for the draw.
     let ring_min = amounts.iter().map(|a| a.0 - a.1).min().unwrap_or(0);
     let over_min = amounts.iter().map(|a| a.1).min().unwrap_or(0);
     let print = over_min;

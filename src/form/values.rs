@@ -506,10 +506,9 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotTex
     // As for a result: where no number explains the cell reader's own reading (a `9`,
     // which moves never hold, read as `g`) and the text reader's best number explains
     // its own, the text reader alone decides.
-    let text_alone = cell_fit + FIT_SLACK < 0.0
-        && by_text
-            .first()
-            .is_some_and(|(n, _)| text_fit(n) + FIT_SLACK >= 0.0);
+    let text_alone = by_text
+        .first()
+        .is_some_and(|(n, _)| text_decides(cell_fit, text_fit(n)));
     let probs = if by_text.is_empty() {
         by_cell
     } else if text_alone {
@@ -522,6 +521,13 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotTex
         return;
     };
     take_best(v, probs, cell_fit.max(text_fit(&value)));
+}
+
+/// Whether the text reader alone decides a closed-set value: the cell reader's best
+/// candidate falls more than [`FIT_SLACK`] short of its own reading (a word or digit
+/// it cannot spell) and the text reader's best one does not.
+fn text_decides(cell_fit: f32, text_fit: f32) -> bool {
+    cell_fit + FIT_SLACK < 0.0 && text_fit + FIT_SLACK >= 0.0
 }
 
 /// Two readers' probabilities per value, averaged, best first.
@@ -620,7 +626,7 @@ fn read_result(
             .map(|(_, r, s)| (r.to_string(), *s))
             .collect::<Vec<_>>(),
     );
-    let text_alone = cell_fit + FIT_SLACK < 0.0 && text_fit + FIT_SLACK >= 0.0;
+    let text_alone = text_decides(cell_fit, text_fit);
     let probs = if by_text.is_empty() {
         by_cell
     } else if text_alone || by_cell.is_empty() {

@@ -120,7 +120,7 @@ impl SheetReport {
         // a result field read surely enough replaces it (a written `1 - 0` can pass
         // for a row of options); a doubtful one does not (a result field's crop can
         // hold the printed options themselves).
-        let marked = self.result_from == Some(Source::Sheet)
+        let over_mark = self.result_from == Some(Source::Sheet)
             && self.result_cell.is_none()
             && p >= FIELD_OVER_MARK;
         let disputed = self
@@ -128,7 +128,7 @@ impl SheetReport {
             .as_deref()
             .is_some_and(|n| n.starts_with(DIFFERENT_RESULTS));
         if p >= FIELD_COPY_FLOOR
-            && (self.result == "*" || marked)
+            && (self.result == "*" || over_mark)
             && !disputed
             && self.result_from != Some(Source::Mate)
         {
