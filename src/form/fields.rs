@@ -490,9 +490,16 @@ impl<'a> Ink<'a> {
         );
         (x..limit.min(self.page.width())).find(|&c| self.col_share(c, a, b) > 0.85)
     }
-    /// The first printed horizontal rule below `y` under columns x0..x1.
+    /// The first printed horizontal rule below `y` under columns x0..x1: a row dark
+    /// over most of the columns in one unbroken run at the pale level of print
+    /// (bold letters written in a box darken rows as much, but leave paper between
+    /// them).
     fn rule_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
-        (y..limit.min(self.page.height())).find(|&r| self.row_share(r, x0, x1) > 0.8)
+        let span = 0.8 * x1.saturating_sub(x0) as f32;
+        (y..limit.min(self.page.height())).find(|&r| {
+            self.row_share(r, x0, x1) > 0.8
+                && super::values::longest_run((x0..x1).map(|x| self.pale(x, r)), 1) as f32 > span
+        })
     }
     /// The first line to write on below `y` under columns x0..x1: as
     /// [`Ink::rule_below`], for the thin, faint and slightly slanted lines of a
@@ -1315,6 +1322,23 @@ mod tests {
             .map(|(r, x)| (r.to_string(), [x, 40, 50, 20]))
             .to_vec();
         (page, options)
+    }
+
+    #[test]
+    fn a_boxs_bottom_is_found_under_bold_writing() {
+        // Bold letters under a label's columns, 9 pixels wide with 2 of paper
+        // between them, dark over 82% of rows 20..30; the box's rule on row 40.
+        let mut page = GrayImage::from_pixel(200, 60, image::Luma([235]));
+        for y in 20..30 {
+            for x in (0..200).filter(|x| x % 11 < 9) {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        for x in 0..200 {
+            page.put_pixel(x, 40, image::Luma([30]));
+        }
+        let ink = Ink::new(&page);
+        assert_eq!(ink.rule_below(10, 20, 120, 60), Some(40));
     }
 
     #[test]

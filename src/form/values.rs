@@ -72,6 +72,16 @@ const MIN_INK_HEIGHT: u32 = 6;
 /// may darken half a short box's column).
 const RULE_SHARE: f32 = 0.5;
 const EDGE_SHARE: f32 = 0.9;
+/// A rule row's ink also runs unbroken over that share, at half the ink's darkness
+/// (a light grey line, blurred where it drifts a row), gaps up to [`RULE_GAP`]
+/// pixels bridged: bold digits written across a box darken half its row with
+/// their bars and feet, but the gaps between them are paper.
+const RULE_GAP: usize = 1;
+/// Rows more than this many together are no printed rule but the bodies of large
+/// digits in a narrow box (`19` over half a 70-pixel box's width on ten rows).
+const RULE_THICK: usize = 6;
+/// Rows from a rule's edge to the paper beside it.
+const RULE_CLEAR: usize = 3;
 
 /// The closed vocabularies the pairings give.
 #[derive(Clone, Copy, Debug, Default)]
@@ -892,11 +902,15 @@ pub fn parse_date(text: &str) -> Option<String> {
         }
         _ => return None,
     };
+    // A sheet is written before it is read: a later year is misread (`2022` read
+    // `2088`), and a year of two digits past this one is last century's (`98`).
+    let latest = this_year();
     let year = y.and_then(|y| {
         let n: u32 = y.parse().ok()?;
         match y.len() {
-            4 if (1900..=2100).contains(&n) => Some(n),
-            2 => Some(2000 + n),
+            4 if (1900..=latest).contains(&n) => Some(n),
+            2 if 2000 + n <= latest => Some(2000 + n),
+            2 => Some(1900 + n),
             _ => None,
         }
     });
@@ -912,6 +926,15 @@ pub fn parse_date(text: &str) -> Option<String> {
         two(month),
         two(day)
     ))
+}
+
+/// The year now, by the system's clock (a clock before 2000 counts as 2000).
+fn this_year() -> u32 {
+    const SECONDS_PER_YEAR: u64 = 31_556_952;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    (1970 + secs / SECONDS_PER_YEAR).max(2000) as u32
 }
 
 /// A digit's look-alike in the readers' output; the cell reader, made for moves, has
@@ -1227,11 +1250,20 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         }
     }
     let cut = paper.saturating_sub(INK_DELTA);
+    let pale = paper.saturating_sub(INK_DELTA / 2);
     let dark = |v: u8| v < cut;
     let at = |xx: u32, yy: u32| values[(yy * w + xx) as usize];
-    let rule_row: Vec<bool> = (0..h)
-        .map(|yy| (0..w).filter(|&xx| dark(at(xx, yy))).count() as f32 > RULE_SHARE * w as f32)
+    let share = RULE_SHARE * w as f32;
+    let row_dark: Vec<f32> = (0..h)
+        .map(|yy| (0..w).filter(|&xx| dark(at(xx, yy))).count() as f32)
         .collect();
+    let rule_row: Vec<bool> = (0..h)
+        .map(|yy| {
+            row_dark[yy as usize] > share
+                && longest_run((0..w).map(|xx| at(xx, yy) < pale), RULE_GAP) as f32 > share
+        })
+        .collect();
+    let rule_row = rule_bands(rule_row, |yy| row_dark[yy] <= share);
     let rule_col: Vec<bool> = (0..w)
         .map(|xx| (0..h).filter(|&yy| dark(at(xx, yy))).count() as f32 > EDGE_SHARE * h as f32)
         .collect();
@@ -1274,6 +1306,49 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         let on_rule = rule_row[yy as usize] || rule_col[xx as usize];
         image::Luma([if on_rule { paper } else { v }])
     }))
+}
+
+/// The rows of `rows` (a rule's ink on each) that are printed rules: bands of at
+/// most [`RULE_THICK`] rows with a `clear` row (no rule's worth of ink, or past the
+/// box's edge) [`RULE_CLEAR`] rows above and below them. The bodies of large digits
+/// in a narrow box are thicker, or have their ink beside the band.
+fn rule_bands(mut rows: Vec<bool>, clear: impl Fn(usize) -> bool) -> Vec<bool> {
+    let n = rows.len();
+    let clear_at = |r: Option<usize>| r.is_none_or(|r| r >= n || clear(r));
+    let mut i = 0;
+    while i < n {
+        let len = rows[i..].iter().take_while(|&&f| f).count();
+        if len > 0 {
+            let end = i + len - 1;
+            let rule = len <= RULE_THICK
+                && clear_at(i.checked_sub(RULE_CLEAR))
+                && clear_at(Some(end + RULE_CLEAR));
+            if !rule {
+                rows[i..=end].iter_mut().for_each(|f| *f = false);
+            }
+        }
+        i += len.max(1);
+    }
+    rows
+}
+
+/// The longest run of `true` in `flags`, gaps of up to `gap` `false`s inside it
+/// bridged (and counted in its length).
+pub(super) fn longest_run(flags: impl Iterator<Item = bool>, gap: usize) -> usize {
+    let (mut best, mut start, mut last) = (0, None, 0);
+    for (i, f) in flags.enumerate() {
+        if !f {
+            continue;
+        }
+        let s = match start {
+            Some(s) if i - last <= gap + 1 => s,
+            _ => i,
+        };
+        start = Some(s);
+        last = i;
+        best = best.max(i - s + 1);
+    }
+    best
 }
 
 /// The printed-text reader as the header fields' reader: its fields found by
@@ -1369,6 +1444,15 @@ mod tests {
         assert_eq!(parse_date("4567 2020"), None);
         assert_eq!(parse_date("Nf3"), None);
         assert_eq!(parse_date(""), None);
+        // No year after this one: a later year is misread, two digits past it are
+        // last century's.
+        assert_eq!(parse_date("29.4.2088").as_deref(), Some("????.04.29"));
+        assert_eq!(parse_date("16.3.98").as_deref(), Some("1998.03.16"));
+        let next = this_year() + 1;
+        assert_eq!(
+            parse_date(&format!("1.1.{next}")).as_deref(),
+            Some("????.01.01")
+        );
     }
 
     #[test]
@@ -1519,6 +1603,89 @@ mod tests {
             ink_crop(&page, [0, 0, 300, 60], &[]).is_none(),
             "a line, not writing"
         );
+    }
+
+    #[test]
+    fn bold_digits_across_a_box_are_not_a_rule() {
+        // Digits' top bars over most of a row (`27.09.2023` written large), each
+        // with its stroke down: their row is dark over half the box, in runs.
+        let mut page = GrayImage::from_pixel(200, 60, image::Luma([235]));
+        for x0 in (10..190).step_by(20) {
+            for x in x0..x0 + 14 {
+                for y in 20..23 {
+                    page.put_pixel(x, y, image::Luma([30]));
+                }
+            }
+            for y in 20..40 {
+                page.put_pixel(x0 + 12, y, image::Luma([30]));
+                page.put_pixel(x0 + 13, y, image::Luma([30]));
+            }
+        }
+        let crop = ink_crop(&page, [0, 0, 200, 60], &[]).expect("written");
+        assert_eq!(
+            crop.height(),
+            20 + 2 * 4,
+            "the bars kept: the crop starts over them"
+        );
+        // A printed rule under the same writing is still taken out.
+        for x in 0..200 {
+            page.put_pixel(x, 45, image::Luma([30]));
+        }
+        let crop = ink_crop(&page, [0, 0, 200, 60], &[]).expect("written");
+        assert_eq!(crop.height(), 20 + 2 * 4, "the rule is no ink");
+        // So is a grey one dark enough to be ink only in dashes.
+        for x in 0..200 {
+            let v = if x % 11 < 6 { 120 } else { 190 };
+            page.put_pixel(x, 45, image::Luma([v]));
+        }
+        let crop = ink_crop(&page, [0, 0, 200, 60], &[]).expect("written");
+        assert_eq!(crop.height(), 20 + 2 * 4, "the grey rule is no ink");
+    }
+
+    #[test]
+    fn large_digits_in_a_narrow_box_are_not_rules() {
+        // Two digits' bodies side by side over most of a narrow box's width on
+        // twenty rows, a printed rule two rows thick under them.
+        let mut page = GrayImage::from_pixel(70, 60, image::Luma([235]));
+        for y in 10..30 {
+            for x in (8..30).chain(34..62) {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        for y in 40..42 {
+            for x in 0..70 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        let crop = ink_crop(&page, [0, 0, 70, 60], &[]).expect("written");
+        assert_eq!(
+            crop.height(),
+            20 + 2 * 4,
+            "the digits kept, the rule taken out"
+        );
+        let bands = rule_bands(
+            vec![false; 4]
+                .into_iter()
+                .chain([true; 7])
+                .chain([false; 4])
+                .collect(),
+            |_| true,
+        );
+        assert!(bands.iter().all(|&r| !r), "seven rows are no rule");
+        let bands = rule_bands(vec![true, false, false, false, true, false], |r| r != 1);
+        assert_eq!(
+            bands,
+            [true, false, false, false, false, false],
+            "ink three rows off one"
+        );
+    }
+
+    #[test]
+    fn longest_runs_bridge_short_gaps() {
+        let flags = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<_>>().into_iter();
+        assert_eq!(longest_run(flags("##..##....#"), 2), 6);
+        assert_eq!(longest_run(flags("##...##"), 2), 2);
+        assert_eq!(longest_run(flags("...."), 2), 0);
     }
 
     #[test]
