@@ -281,6 +281,9 @@ pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
     best
 }
 
+/// Fewest letters of a label cut off the word read glued to it.
+const GLUED_LABEL: usize = 8;
+
 /// A word of a line: its text, the page columns it spans, and whether a colon ends it.
 #[derive(Clone, Debug)]
 struct LineWord {
@@ -344,6 +347,25 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                         })
                     })
                     .flatten();
+                // A long label read glued to a word written after it
+                // (`Результат` and `ничья` read `Pe3y^bTaTHll4bA`): cut where the
+                // label reads closest. Not the players' labels: a name may begin
+                // with one (`Schwarzkopf`).
+                let glued = glued.or_else(|| {
+                    match_label(&text(s, i)).is_none().then_some(())?;
+                    (s + 1..i)
+                        .filter(|&k| {
+                            text(k, i).chars().filter(|c| c.is_alphanumeric()).count() >= 2
+                        })
+                        .filter_map(|k| {
+                            let (kind, d) = match_label(&text(s, k))?;
+                            let long = fold(&text(s, k)).chars().count() >= GLUED_LABEL;
+                            (long && !matches!(kind, FieldKind::White | FieldKind::Black))
+                                .then_some((d, k))
+                        })
+                        .min()
+                        .map(|(_, k)| k)
+                });
                 let cuts: Vec<(usize, usize)> = match glued {
                     Some(k) => vec![(s, k), (k, i)],
                     None => vec![(s, i)],
@@ -1541,5 +1563,20 @@ mod tests {
         let ws = words(&line("e4e5 Runde2x", [0, 0, 120, 20]));
         let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(texts, ["e4e5", "Runde2x"]);
+    }
+
+    #[test]
+    fn a_long_label_glued_to_a_written_word_is_cut_off_it() {
+        let texts = |t: &str| -> Vec<String> {
+            words(&line(t, [0, 0, 300, 20]))
+                .into_iter()
+                .map(|w| w.text)
+                .collect()
+        };
+        assert_eq!(texts("Pe3y^bTaTHll4bA"), ["Pe3y^bTaT", "Hll4bA"]);
+        assert_eq!(texts("Ergebnisremis"), ["Ergebnis", "remis"]);
+        // Not a name beginning with a player's label, nor a short label.
+        assert_eq!(texts("Schwarzkopf"), ["Schwarzkopf"]);
+        assert_eq!(texts("Rundenmeister"), ["Rundenmeister"]);
     }
 }
