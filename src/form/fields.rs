@@ -281,6 +281,25 @@ pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
     best
 }
 
+/// The longest run of `true` in `flags`, gaps of up to `gap` `false`s inside it
+/// bridged (and counted in its length).
+pub(super) fn longest_run(flags: impl Iterator<Item = bool>, gap: usize) -> usize {
+    let (mut best, mut start, mut last) = (0, None, 0);
+    for (i, f) in flags.enumerate() {
+        if !f {
+            continue;
+        }
+        let s = match start {
+            Some(s) if i - last <= gap + 1 => s,
+            _ => i,
+        };
+        start = Some(s);
+        last = i;
+        best = best.max(i - s + 1);
+    }
+    best
+}
+
 /// Fewest letters of a label cut off the word read glued to it.
 const GLUED_LABEL: usize = 8;
 
@@ -520,7 +539,7 @@ impl<'a> Ink<'a> {
         let span = 0.8 * x1.saturating_sub(x0) as f32;
         (y..limit.min(self.page.height())).find(|&r| {
             self.row_share(r, x0, x1) > 0.8
-                && super::values::longest_run((x0..x1).map(|x| self.pale(x, r)), 1) as f32 > span
+                && longest_run((x0..x1).map(|x| self.pale(x, r)), 1) as f32 > span
         })
     }
     /// The first line to write on below `y` under columns x0..x1: as
@@ -1344,6 +1363,14 @@ mod tests {
             .map(|(r, x)| (r.to_string(), [x, 40, 50, 20]))
             .to_vec();
         (page, options)
+    }
+
+    #[test]
+    fn longest_runs_bridge_short_gaps() {
+        let flags = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<_>>().into_iter();
+        assert_eq!(longest_run(flags("##..##....#"), 2), 6);
+        assert_eq!(longest_run(flags("##...##"), 2), 2);
+        assert_eq!(longest_run(flags("...."), 2), 0);
     }
 
     #[test]

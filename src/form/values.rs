@@ -1260,7 +1260,8 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
     let rule_row: Vec<bool> = (0..h)
         .map(|yy| {
             row_dark[yy as usize] > share
-                && longest_run((0..w).map(|xx| at(xx, yy) < pale), RULE_GAP) as f32 > share
+                && super::fields::longest_run((0..w).map(|xx| at(xx, yy) < pale), RULE_GAP) as f32
+                    > share
         })
         .collect();
     let rule_row = rule_bands(rule_row, |yy| row_dark[yy] <= share);
@@ -1330,25 +1331,6 @@ fn rule_bands(mut rows: Vec<bool>, clear: impl Fn(usize) -> bool) -> Vec<bool> {
         i += len.max(1);
     }
     rows
-}
-
-/// The longest run of `true` in `flags`, gaps of up to `gap` `false`s inside it
-/// bridged (and counted in its length).
-pub(super) fn longest_run(flags: impl Iterator<Item = bool>, gap: usize) -> usize {
-    let (mut best, mut start, mut last) = (0, None, 0);
-    for (i, f) in flags.enumerate() {
-        if !f {
-            continue;
-        }
-        let s = match start {
-            Some(s) if i - last <= gap + 1 => s,
-            _ => i,
-        };
-        start = Some(s);
-        last = i;
-        best = best.max(i - s + 1);
-    }
-    best
 }
 
 /// The printed-text reader as the header fields' reader: its fields found by
@@ -1678,14 +1660,6 @@ mod tests {
             [true, false, false, false, false, false],
             "ink three rows off one"
         );
-    }
-
-    #[test]
-    fn longest_runs_bridge_short_gaps() {
-        let flags = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<_>>().into_iter();
-        assert_eq!(longest_run(flags("##..##....#"), 2), 6);
-        assert_eq!(longest_run(flags("##...##"), 2), 2);
-        assert_eq!(longest_run(flags("...."), 2), 0);
     }
 
     #[test]
