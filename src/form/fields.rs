@@ -300,6 +300,10 @@ pub(super) fn longest_run(flags: impl Iterator<Item = bool>, gap: usize) -> usiz
     best
 }
 
+/// Pixels of paper a printed rule's unbroken run may skip (noise, a blurred drift);
+/// the gaps between written letters are wider.
+pub(super) const RULE_GAP: usize = 1;
+
 /// Fewest letters of a label cut off the word read glued to it.
 const GLUED_LABEL: usize = 8;
 
@@ -376,11 +380,10 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                         .filter(|&k| {
                             text(k, i).chars().filter(|c| c.is_alphanumeric()).count() >= 2
                         })
+                        .filter(|&k| fold(&text(s, k)).chars().count() >= GLUED_LABEL)
                         .filter_map(|k| {
                             let (kind, d) = match_label(&text(s, k))?;
-                            let long = fold(&text(s, k)).chars().count() >= GLUED_LABEL;
-                            (long && !matches!(kind, FieldKind::White | FieldKind::Black))
-                                .then_some((d, k))
+                            (!matches!(kind, FieldKind::White | FieldKind::Black)).then_some((d, k))
                         })
                         .min()
                         .map(|(_, k)| k)
@@ -532,14 +535,14 @@ impl<'a> Ink<'a> {
         (x..limit.min(self.page.width())).find(|&c| self.col_share(c, a, b) > 0.85)
     }
     /// The first printed horizontal rule below `y` under columns x0..x1: a row dark
-    /// over most of the columns in one unbroken run at the pale level of print
-    /// (bold letters written in a box darken rows as much, but leave paper between
-    /// them).
+    /// over most of the columns in one unbroken run at the pale level of print, gaps
+    /// of [`RULE_GAP`] bridged (bold letters written in a box darken rows as much,
+    /// but leave paper between them).
     fn rule_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
         let span = 0.8 * x1.saturating_sub(x0) as f32;
         (y..limit.min(self.page.height())).find(|&r| {
             self.row_share(r, x0, x1) > 0.8
-                && longest_run((x0..x1).map(|x| self.pale(x, r)), 1) as f32 > span
+                && longest_run((x0..x1).map(|x| self.pale(x, r)), RULE_GAP) as f32 > span
         })
     }
     /// The first line to write on below `y` under columns x0..x1: as

@@ -68,15 +68,14 @@ const MIN_INK_PIXELS: usize = 40;
 const MIN_INK_HEIGHT: u32 = 6;
 
 /// A row of a value box darker than this share is a printed rule (the line written
-/// on), not ink; a column darker than [`EDGE_SHARE`] is a box's edge (a tall letter
-/// may darken half a short box's column).
+/// on), not ink, where its ink also runs unbroken over that share at half the ink's
+/// darkness (a light grey line, blurred where it drifts a row), gaps of
+/// [`super::fields::RULE_GAP`] bridged: bold digits written across a box darken half
+/// its row with their bars and feet, but the gaps between them are paper. A column
+/// darker than [`EDGE_SHARE`] is a box's edge (a tall letter may darken half a short
+/// box's column).
 const RULE_SHARE: f32 = 0.5;
 const EDGE_SHARE: f32 = 0.9;
-/// A rule row's ink also runs unbroken over that share, at half the ink's darkness
-/// (a light grey line, blurred where it drifts a row), gaps up to [`RULE_GAP`]
-/// pixels bridged: bold digits written across a box darken half its row with
-/// their bars and feet, but the gaps between them are paper.
-const RULE_GAP: usize = 1;
 /// Rows more than this many together are no printed rule but the bodies of large
 /// digits in a narrow box (`19` over half a 70-pixel box's width on ten rows).
 const RULE_THICK: usize = 6;
@@ -1260,7 +1259,10 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
     let rule_row: Vec<bool> = (0..h)
         .map(|yy| {
             row_dark[yy as usize] > share
-                && super::fields::longest_run((0..w).map(|xx| at(xx, yy) < pale), RULE_GAP) as f32
+                && super::fields::longest_run(
+                    (0..w).map(|xx| at(xx, yy) < pale),
+                    super::fields::RULE_GAP,
+                ) as f32
                     > share
         })
         .collect();
@@ -1587,21 +1589,23 @@ mod tests {
         );
     }
 
+    /// Paints columns `xs` x rows `ys` of `page` at level `v`.
+    fn paint(page: &mut GrayImage, xs: std::ops::Range<u32>, ys: std::ops::Range<u32>, v: u8) {
+        for y in ys {
+            for x in xs.clone() {
+                page.put_pixel(x, y, image::Luma([v]));
+            }
+        }
+    }
+
     #[test]
     fn bold_digits_across_a_box_are_not_a_rule() {
         // Digits' top bars over most of a row (`27.09.2023` written large), each
         // with its stroke down: their row is dark over half the box, in runs.
         let mut page = GrayImage::from_pixel(200, 60, image::Luma([235]));
         for x0 in (10..190).step_by(20) {
-            for x in x0..x0 + 14 {
-                for y in 20..23 {
-                    page.put_pixel(x, y, image::Luma([30]));
-                }
-            }
-            for y in 20..40 {
-                page.put_pixel(x0 + 12, y, image::Luma([30]));
-                page.put_pixel(x0 + 13, y, image::Luma([30]));
-            }
+            paint(&mut page, x0..x0 + 14, 20..23, 30);
+            paint(&mut page, x0 + 12..x0 + 14, 20..40, 30);
         }
         let crop = ink_crop(&page, [0, 0, 200, 60], &[]).expect("written");
         assert_eq!(
@@ -1610,9 +1614,7 @@ mod tests {
             "the bars kept: the crop starts over them"
         );
         // A printed rule under the same writing is still taken out.
-        for x in 0..200 {
-            page.put_pixel(x, 45, image::Luma([30]));
-        }
+        paint(&mut page, 0..200, 45..46, 30);
         let crop = ink_crop(&page, [0, 0, 200, 60], &[]).expect("written");
         assert_eq!(crop.height(), 20 + 2 * 4, "the rule is no ink");
         // So is a grey one dark enough to be ink only in dashes.
@@ -1629,16 +1631,9 @@ mod tests {
         // Two digits' bodies side by side over most of a narrow box's width on
         // twenty rows, a printed rule two rows thick under them.
         let mut page = GrayImage::from_pixel(70, 60, image::Luma([235]));
-        for y in 10..30 {
-            for x in (8..30).chain(34..62) {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
-        for y in 40..42 {
-            for x in 0..70 {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
+        paint(&mut page, 8..30, 10..30, 30);
+        paint(&mut page, 34..62, 10..30, 30);
+        paint(&mut page, 0..70, 40..42, 30);
         let crop = ink_crop(&page, [0, 0, 70, 60], &[]).expect("written");
         assert_eq!(
             crop.height(),
