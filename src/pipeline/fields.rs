@@ -40,6 +40,7 @@ pub(super) fn read_fields(
             };
             let table = table_box(grid);
             let looked = values::look(&page.image, table, reader, vocab, cyrillic);
+            dump_crops(&looked, &page.source, page.index);
             let read =
                 values::read(&looked, model, vocab, floor).map_err(|source| SheetError::Model {
                     path: source_name(&page.source, page.index),
@@ -49,6 +50,46 @@ pub(super) fn read_fields(
         }
     }
     Ok(out)
+}
+
+/// Where the value crops go when `SCORESHEET_DUMP_VALUES` names a folder: the
+/// values reader's training data (`training/values_reader.py collect`) is the crops
+/// this step makes, so it learns what it will be given. Each inked value's crop is
+/// `DIR/<stem>[_p<N>].<field>.png` with its box on the straightened page in
+/// `DIR/<stem>[_p<N>].<field>.box` (`x y w h`). Nothing is written otherwise.
+fn dump_crops(looked: &values::Looked, source: &std::path::Path, index: usize) {
+    static DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let Some(dir) = DIR.get_or_init(|| std::env::var_os("SCORESHEET_DUMP_VALUES").map(Into::into))
+    else {
+        return;
+    };
+    let stem = source
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let stem = if index == 0 {
+        stem
+    } else {
+        format!("{stem}_p{}", index + 1)
+    };
+    for s in &looked.spots {
+        let Some(crop) = &s.crop else { continue };
+        let base = format!("{stem}.{}", s.spot.field);
+        let [x, y, w, h] = s.spot.value_box;
+        let saved = crop.save(dir.join(format!("{base}.png")));
+        let boxed = std::fs::write(
+            dir.join(format!("{base}.box")),
+            format!("{x} {y} {w} {h}\n"),
+        );
+        if let Err(e) = saved
+            .map_err(|e| e.to_string())
+            .and(boxed.map_err(|e| e.to_string()))
+        {
+            eprintln!(
+                "warning: cannot write a value crop into {}: {e}",
+                dir.display()
+            );
+        }
+    }
 }
 
 /// The move table's box: the union of its cells.
