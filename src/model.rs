@@ -72,6 +72,13 @@ pub trait CellModel {
     fn header_reader(&mut self) -> Option<&mut dyn HeaderReader> {
         None
     }
+
+    /// The reader of the header's handwritten rounds, boards, dates and results that
+    /// comes with this model, if any (same classes as this one); without one this
+    /// model reads them.
+    fn value_reader(&mut self) -> Option<&mut dyn CellModel> {
+        None
+    }
 }
 
 /// Failures of the cell model: loading, manifest checks and inference.

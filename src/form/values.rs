@@ -295,7 +295,8 @@ pub fn look(
     }
 }
 
-/// Step two: every field of `looked` read (the cell reader's share), in the order the
+/// Step two: every field of `looked` read (rounds, boards, dates and results by the
+/// model's values reader where it has one, names by the cell reader), in the order the
 /// form prints them; the marked result option last, as a `result` field.
 ///
 /// # Errors
@@ -306,8 +307,26 @@ pub fn read(
     vocab: Vocab,
     floor: f32,
 ) -> Result<Vec<ValueRead>, ModelError> {
-    let crops: Vec<GrayImage> = looked.spots.iter().filter_map(|s| s.crop.clone()).collect();
-    let mut scores = model.read_once(&crops)?.into_iter();
+    // The header's numbers and results go to the values reader where the model has
+    // one; the names to the cell reader.
+    let by_values = |s: &&SpotText| NUMBERS.contains(&s.spot.field.as_str());
+    let crops = |values: bool| -> Vec<GrayImage> {
+        let spots = looked.spots.iter().filter(|s| by_values(s) == values);
+        spots.filter_map(|s| s.crop.clone()).collect()
+    };
+    let (mut numbers, number_alphabet) = match model.value_reader() {
+        Some(reader) => (
+            reader.read_once(&crops(true))?.into_iter(),
+            Some(reader.alphabet().clone()),
+        ),
+        None => (Vec::new().into_iter(), None),
+    };
+    let mut scores = if number_alphabet.is_some() {
+        model.read_once(&crops(false))?.into_iter()
+    } else {
+        let all: Vec<GrayImage> = looked.spots.iter().filter_map(|s| s.crop.clone()).collect();
+        model.read_once(&all)?.into_iter()
+    };
     let alphabet = model.alphabet().clone();
     let mut out = Vec::with_capacity(looked.spots.len() + 1);
     for s in &looked.spots {
@@ -317,8 +336,12 @@ pub fn read(
             label: s.spot.label.clone(),
             ..ValueRead::default()
         };
+        let (reading, alphabet) = match &number_alphabet {
+            Some(a) if by_values(&s) => (&mut numbers, a),
+            _ => (&mut scores, &alphabet),
+        };
         // (Only the inked spots were read: take the next reading for those alone.)
-        let Some(cell) = s.crop.as_ref().and_then(|_| scores.next()) else {
+        let Some(cell) = s.crop.as_ref().and_then(|_| reading.next()) else {
             v.note = Some(if s.printed {
                 "the printed result options: the one marked is the result".into()
             } else {
@@ -327,10 +350,21 @@ pub fn read(
             out.push(v);
             continue;
         };
-        let mut cell = Cell::new(&cell, &alphabet, floor);
+        // The values reader's own probabilities, barely floored, for the numbers it
+        // was trained on; the move readers' floor for the rest.
+        let floor = match &number_alphabet {
+            Some(_) if matches!(v.field.as_str(), "round" | "board" | "date") => VALUES_READ_FLOOR,
+            _ => floor,
+        };
+        let mut cell = Cell::new(&cell, alphabet, floor);
+        let weight = if number_alphabet.is_some() {
+            VALUES_WEIGHT
+        } else {
+            0.5
+        };
         match v.field.as_str() {
-            "round" => read_number(&mut v, &mut cell, vocab.rounds, s),
-            "board" => read_number(&mut v, &mut cell, &[], s),
+            "round" => read_number(&mut v, &mut cell, vocab.rounds, s, weight),
+            "board" => read_number(&mut v, &mut cell, &[], s, weight),
             "date" => read_date(&mut v, &mut cell, s),
             "result" => {
                 let own = s.line.as_ref().map(|l| (l.0.as_str(), s.result_own));
@@ -361,6 +395,19 @@ pub fn read(
     }
     Ok(out)
 }
+
+/// The fields the values reader reads (the rest are names and words).
+const NUMBERS: &[&str] = &["round", "board", "date", "result"];
+
+/// The values reader's share of a round's or board's probability beside the text
+/// reader's (the cell reader's is half): it was trained on handwritten numbers, the
+/// text reader on print (choice: `docs/measurements.md`).
+const VALUES_WEIGHT: f32 = 0.75;
+
+/// The read floor (nats below a frame's best) of the values reader on rounds, boards
+/// and dates: the move decoder's floor spreads a closed set's probability over its
+/// hundreds of numbers.
+const VALUES_READ_FLOOR: f32 = 12.0;
 
 /// A value crop's reading by the cell reader, ready to score strings against.
 struct Cell<'a> {
@@ -487,14 +534,14 @@ fn number_set(known: &[String]) -> Vec<String> {
 }
 
 /// A round or board: the numbers of [`number_set`], each also written with a
-/// trailing dot, scored by the cell reader; where the text reader scored them too
-/// (`s.number_scores`), the two readers' probabilities averaged, as for a result, or
-/// the text reader's alone where the cell reader reads no number and it does.
-/// The fit is the better of the two readers' (the cell reader's best number against
-/// its own reading; the text reader's for the value taken): a number the text reader
-/// reads as written is not doubted because the cell reader, made for moves, reads a
-/// `9` as a `g`.
-fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotText) {
+/// trailing dot, scored by the values reader (or the cell reader); where the text
+/// reader scored them too (`s.number_scores`), the two readers' probabilities averaged,
+/// `weight` on the first's, or the text reader's alone where the first reads no number
+/// and it does. The fit is the better of the two readers' (the first's best number
+/// against its own reading; the text reader's for the value taken): a number the text
+/// reader reads as written is not doubted because the cell reader, made for moves,
+/// reads a `9` as a `g`.
+fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotText, weight: f32) {
     let set = number_set(known);
     let mut scored = Vec::with_capacity(set.len() * 2);
     for n in &set {
@@ -523,7 +570,7 @@ fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotTex
     } else if text_alone {
         by_text
     } else {
-        average(&by_cell, &by_text)
+        average(&by_cell, &by_text, weight)
     };
     let Some(value) = probs.first().map(|p| p.0.clone()) else {
         take_best(v, probs, 0.0);
@@ -539,13 +586,14 @@ fn text_decides(cell_fit: f32, text_fit: f32) -> bool {
     cell_fit + FIT_SLACK < 0.0 && text_fit + FIT_SLACK >= 0.0
 }
 
-/// Two readers' probabilities per value, averaged, best first.
-fn average(a: &[(String, f32)], b: &[(String, f32)]) -> Vec<(String, f32)> {
-    let mut merged: Vec<(String, f32)> = a.iter().map(|(r, p)| (r.clone(), p * 0.5)).collect();
+/// Two readers' probabilities per value, averaged with weight `wa` on `a`'s, best
+/// first.
+fn average(a: &[(String, f32)], b: &[(String, f32)], wa: f32) -> Vec<(String, f32)> {
+    let mut merged: Vec<(String, f32)> = a.iter().map(|(r, p)| (r.clone(), p * wa)).collect();
     for (r, p) in b {
         match merged.iter_mut().find(|(w, _)| w == r) {
-            Some(e) => e.1 += p * 0.5,
-            None => merged.push((r.clone(), p * 0.5)),
+            Some(e) => e.1 += p * (1.0 - wa),
+            None => merged.push((r.clone(), p * (1.0 - wa))),
         }
     }
     merged.sort_by(|x, y| y.1.total_cmp(&x.1));
@@ -643,7 +691,7 @@ fn read_result(
     } else {
         // Where only the text reader spells what is written (`½`, a word), it alone
         // is sure of it and the average still names it.
-        average(&by_cell, &by_text)
+        average(&by_cell, &by_text, 0.5)
     };
     take_best(v, probs, if text_alone { text_fit } else { cell_fit });
 }
@@ -1690,18 +1738,36 @@ mod tests {
         // The cell reader reads `g` (no number explains it): the text reader decides.
         let scores = crate::form::result::test_readings::clean("g", &a);
         let mut v = ValueRead::default();
-        read_number(&mut v, &mut Cell::new(&scores, &a, floor), &[], &spot(-0.1));
+        read_number(
+            &mut v,
+            &mut Cell::new(&scores, &a, floor),
+            &[],
+            &spot(-0.1),
+            0.5,
+        );
         assert_eq!(v.value.as_deref(), Some("9"), "{v:?}");
         assert!(v.confidence > 0.9, "{v:?}");
         // Where the text reader's own reading is something else again, both are
         // averaged as before: the cell reader's spread keeps it doubtful.
         let mut v = ValueRead::default();
-        read_number(&mut v, &mut Cell::new(&scores, &a, floor), &[], &spot(5.0));
+        read_number(
+            &mut v,
+            &mut Cell::new(&scores, &a, floor),
+            &[],
+            &spot(5.0),
+            0.5,
+        );
         assert!(v.confidence < 0.5, "{v:?}");
         // A number the cell reader reads is still averaged with the text reader's.
         let scores = crate::form::result::test_readings::clean("4", &a);
         let mut v = ValueRead::default();
-        read_number(&mut v, &mut Cell::new(&scores, &a, floor), &[], &spot(-0.1));
+        read_number(
+            &mut v,
+            &mut Cell::new(&scores, &a, floor),
+            &[],
+            &spot(-0.1),
+            0.5,
+        );
         assert!(v.confidence < 0.6, "two readers disagree: {v:?}");
     }
 
@@ -1766,5 +1832,75 @@ mod tests {
         let s = open_spot("black", "Bopouyob", 0.9, None);
         read_open(&mut v, &s, true, true);
         assert_eq!(v.value, None);
+    }
+
+    /// Reads every crop as `text`, cleanly; `values` is its values reader, if any.
+    struct Reads {
+        text: &'static str,
+        alphabet: Alphabet,
+        values: Option<Box<Reads>>,
+    }
+
+    impl Reads {
+        fn new(text: &'static str, values: Option<&'static str>) -> Self {
+            let alphabet = crate::form::result::test_readings::alphabet();
+            Reads {
+                text,
+                alphabet,
+                values: values.map(|t| Box::new(Reads::new(t, None))),
+            }
+        }
+    }
+
+    impl CellModel for Reads {
+        fn alphabet(&self) -> &Alphabet {
+            &self.alphabet
+        }
+        fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+            let a = &self.alphabet;
+            Ok(cells
+                .iter()
+                .map(|_| crate::form::result::test_readings::clean(self.text, a))
+                .collect())
+        }
+        fn value_reader(&mut self) -> Option<&mut dyn CellModel> {
+            self.values.as_deref_mut().map(|m| m as &mut dyn CellModel)
+        }
+    }
+
+    #[test]
+    fn the_values_reader_reads_numbers_and_the_cell_reader_names() {
+        let spot = |field: &str| {
+            let spot = Spot {
+                field: field.into(),
+                label: None,
+                value_box: [0, 0, 40, 20],
+            };
+            SpotText::new(spot, Some(GrayImage::new(40, 20)), false)
+        };
+        let looked = Looked {
+            spots: vec![spot("round"), spot("white"), spot("board")],
+            marked: None,
+            cyrillic: false,
+        };
+        let names = ["Bach".to_string(), "Bede".to_string()];
+        let vocab = Vocab {
+            names: &names,
+            rounds: &[],
+        };
+        let floor = crate::decode::DecodeParams::default().reading.read_floor;
+        let value = |read: &[ValueRead], field: &str| {
+            let v = read.iter().find(|v| v.field == field).unwrap();
+            v.value.clone()
+        };
+        // With a values reader: the numbers are its readings, the name the cell reader's.
+        let read = super::read(&looked, &mut Reads::new("Bach", Some("7")), vocab, floor).unwrap();
+        assert_eq!(value(&read, "round").as_deref(), Some("7"), "{read:?}");
+        assert_eq!(value(&read, "board").as_deref(), Some("7"), "{read:?}");
+        assert_eq!(value(&read, "white").as_deref(), Some("Bach"), "{read:?}");
+        // Without one the cell reader reads everything.
+        let read = super::read(&looked, &mut Reads::new("3", None), vocab, floor).unwrap();
+        assert_eq!(value(&read, "round").as_deref(), Some("3"), "{read:?}");
+        assert_eq!(value(&read, "board").as_deref(), Some("3"), "{read:?}");
     }
 }

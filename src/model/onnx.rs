@@ -17,6 +17,13 @@ use super::{Alphabet, CellModel, CellScores, Manifest, ModelError, SecondLook};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_model.rs"));
 
+/// The values reader (`models/valuereader.*`, `training/values_reader.py`): the cell
+/// reader's network fine-tuned on the handwritten rounds, boards, dates and results of
+/// forms' headers. It travels with every cell model, a `--model` one included: it
+/// reads the header, not the moves.
+const VALUES_ONNX: &[u8] = include_bytes!("../../models/valuereader.onnx");
+const VALUES_JSON: &str = include_str!("../../models/valuereader.json");
+
 /// How to start ONNX Runtime.
 #[derive(Clone, Debug)]
 pub struct RuntimeParams {
@@ -150,6 +157,15 @@ pub struct OrtModel {
     max_batch: usize,
     second_look: Option<SecondLook>,
     header: HeaderSlot,
+    values: ValuesSlot,
+}
+
+/// The values reader an [`OrtModel`] hands out for the header's numbers.
+enum ValuesSlot {
+    Off,
+    Unloaded(RuntimeParams),
+    Ready(Box<OrtModel>),
+    Failed,
 }
 
 /// The printed-text reader an [`OrtModel`] hands out for the header fields.
@@ -226,6 +242,11 @@ impl OrtModel {
                 HeaderSlot::Unloaded(params.clone())
             } else {
                 HeaderSlot::Off
+            },
+            values: if params.header_fields {
+                ValuesSlot::Unloaded(params.clone())
+            } else {
+                ValuesSlot::Off
             },
         })
     }
@@ -329,6 +350,34 @@ impl CellModel for OrtModel {
         }
         match &mut self.header {
             HeaderSlot::Ready(r) => Some(r.as_mut()),
+            _ => None,
+        }
+    }
+
+    fn value_reader(&mut self) -> Option<&mut dyn CellModel> {
+        if let ValuesSlot::Unloaded(params) = &self.values {
+            let params = RuntimeParams {
+                header_fields: false,
+                second_look: false,
+                ..params.clone()
+            };
+            self.values = match Manifest::from_json(VALUES_JSON, "<embedded valuereader.json>")
+                .and_then(|m| Self::from_parts(m, VALUES_ONNX, "<embedded valuereader>", &params))
+            {
+                Ok(m) => ValuesSlot::Ready(Box::new(m)),
+                Err(e) => {
+                    static SAID: std::sync::Once = std::sync::Once::new();
+                    SAID.call_once(|| {
+                        eprintln!(
+                            "warning: the values reader did not load ({e}): the cell reader reads the header's numbers"
+                        );
+                    });
+                    ValuesSlot::Failed
+                }
+            };
+        }
+        match &mut self.values {
+            ValuesSlot::Ready(m) => Some(m.as_mut()),
             _ => None,
         }
     }
