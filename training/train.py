@@ -163,6 +163,22 @@ def squeeze(x: torch.Tensor, gen: torch.Generator, lo: float, hi: float) -> torc
     return torch.nn.functional.grid_sample(x - white, grid, padding_mode="zeros", align_corners=False) + white
 
 
+def ctc_step(model: nn.Module, ctc: nn.CTCLoss, opt: torch.optim.Optimizer,
+             sched: torch.optim.lr_scheduler.LRScheduler, xin: torch.Tensor, tgt: torch.Tensor,
+             tlen: torch.Tensor) -> torch.Tensor:
+    """One optimiser step on a batch (`xin` [N, 1, H, W], the targets concatenated in
+    `tgt` with lengths `tlen`), gradients clipped at norm 5; returns the CTC loss."""
+    lp = model(xin)                           # [N, T, C]
+    ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
+    loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
+    opt.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+    opt.step()
+    sched.step()
+    return loss
+
+
 def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: int, threads: int,
           init: str | None = None, augment_real: bool = False, ema: float = 0.0,
           squeeze_synthetic: float = 0.0, augment_synthetic: bool = False, arch: str = "crnn",
@@ -231,14 +247,7 @@ def train(steps: int, batch: int, lr: float, real_frac: float, run: str, seed: i
             xin[:k] = squeeze(xin[:k], gen, 0.65, 1.05)
         if augment_synthetic and batch - nreal > k:
             xin[k:batch - nreal] = jitter(xin[k:batch - nreal], gen)
-        lp = model(xin)                           # [N, T, C]
-        ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
-        loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
-        sched.step()
+        loss = ctc_step(model, ctc, opt, sched, xin, tgt, tlen)
         if averaged is not None:
             with torch.no_grad():
                 for a_, p in zip(averaged, model.parameters()):

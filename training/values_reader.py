@@ -123,7 +123,7 @@ def train(data: list[Path], run: str, steps: int, batch: int, lr: float, seed: i
     from torch import nn
 
     from .pretrained import PretrainedReader
-    from .train import jitter
+    from .train import ctc_step, jitter
     seed_all(seed)
     torch.set_num_threads(2)
     x, labels, meta = _load(data)
@@ -151,14 +151,7 @@ def train(data: list[Path], run: str, steps: int, batch: int, lr: float, seed: i
         lab = [enc[i] for i in idx]
         tgt = torch.tensor([c for l in lab for c in l], dtype=torch.long)
         tlen = torch.tensor([len(l) for l in lab], dtype=torch.long)
-        lp = model(xin)
-        ilen = torch.full((lp.shape[0],), lp.shape[1], dtype=torch.long)
-        loss = ctc(lp.transpose(0, 1), tgt, ilen, tlen)
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
-        sched.step()
+        loss = ctc_step(model, ctc, opt, sched, xin, tgt, tlen)
         run_loss = 0.95 * run_loss + 0.05 * float(loss) if step > 1 else float(loss)
         if step % 50 == 0 or step == steps:
             log.write(f"{step}\t{run_loss:.4f}\t{time.time() - t0:.0f}\n")

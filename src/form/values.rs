@@ -308,26 +308,25 @@ pub fn read(
     floor: f32,
 ) -> Result<Vec<ValueRead>, ModelError> {
     // The header's numbers and results go to the values reader where the model has
-    // one; the names to the cell reader.
-    let by_values = |s: &&SpotText| NUMBERS.contains(&s.spot.field.as_str());
-    let crops = |values: bool| -> Vec<GrayImage> {
-        let spots = looked.spots.iter().filter(|s| by_values(s) == values);
+    // one; the rest (and, without one, everything) to the cell reader.
+    let number = |s: &SpotText| NUMBERS.contains(&s.spot.field.as_str());
+    let crops = |pick: &dyn Fn(&SpotText) -> bool| -> Vec<GrayImage> {
+        let spots = looked.spots.iter().filter(|s| pick(s));
         spots.filter_map(|s| s.crop.clone()).collect()
     };
-    let (mut numbers, number_alphabet) = match model.value_reader() {
-        Some(reader) => (
-            reader.read_once(&crops(true))?.into_iter(),
-            Some(reader.alphabet().clone()),
-        ),
-        None => (Vec::new().into_iter(), None),
+    let mut by_values = match model.value_reader() {
+        Some(r) => Some((
+            r.read_once(&crops(&number))?.into_iter(),
+            r.alphabet().clone(),
+        )),
+        None => None,
     };
-    let mut scores = if number_alphabet.is_some() {
-        model.read_once(&crops(false))?.into_iter()
-    } else {
-        let all: Vec<GrayImage> = looked.spots.iter().filter_map(|s| s.crop.clone()).collect();
-        model.read_once(&all)?.into_iter()
-    };
+    let split = by_values.is_some();
+    let mut scores = model
+        .read_once(&crops(&|s| !(split && number(s))))?
+        .into_iter();
     let alphabet = model.alphabet().clone();
+    let weight = if split { VALUES_WEIGHT } else { 0.5 };
     let mut out = Vec::with_capacity(looked.spots.len() + 1);
     for s in &looked.spots {
         let mut v = ValueRead {
@@ -336,9 +335,14 @@ pub fn read(
             label: s.spot.label.clone(),
             ..ValueRead::default()
         };
-        let (reading, alphabet) = match &number_alphabet {
-            Some(a) if by_values(&s) => (&mut numbers, a),
-            _ => (&mut scores, &alphabet),
+        // The values reader's own probabilities, barely floored, for the numbers it
+        // was trained on; the move readers' floor for the rest.
+        let (reading, alphabet, floor) = match &mut by_values {
+            Some((numbers, a)) if number(s) => {
+                let own = v.field != "result";
+                (numbers, &*a, if own { VALUES_READ_FLOOR } else { floor })
+            }
+            _ => (&mut scores, &alphabet, floor),
         };
         // (Only the inked spots were read: take the next reading for those alone.)
         let Some(cell) = s.crop.as_ref().and_then(|_| reading.next()) else {
@@ -350,18 +354,7 @@ pub fn read(
             out.push(v);
             continue;
         };
-        // The values reader's own probabilities, barely floored, for the numbers it
-        // was trained on; the move readers' floor for the rest.
-        let floor = match &number_alphabet {
-            Some(_) if matches!(v.field.as_str(), "round" | "board" | "date") => VALUES_READ_FLOOR,
-            _ => floor,
-        };
         let mut cell = Cell::new(&cell, alphabet, floor);
-        let weight = if number_alphabet.is_some() {
-            VALUES_WEIGHT
-        } else {
-            0.5
-        };
         match v.field.as_str() {
             "round" => read_number(&mut v, &mut cell, vocab.rounds, s, weight),
             "board" => read_number(&mut v, &mut cell, &[], s, weight),
@@ -1735,39 +1728,24 @@ mod tests {
             s.number_own = own;
             s
         };
+        let read = |scores: &CellScores, own: f32| {
+            let mut v = ValueRead::default();
+            let mut cell = Cell::new(scores, &a, floor);
+            read_number(&mut v, &mut cell, &[], &spot(own), 0.5);
+            v
+        };
         // The cell reader reads `g` (no number explains it): the text reader decides.
         let scores = crate::form::result::test_readings::clean("g", &a);
-        let mut v = ValueRead::default();
-        read_number(
-            &mut v,
-            &mut Cell::new(&scores, &a, floor),
-            &[],
-            &spot(-0.1),
-            0.5,
-        );
+        let v = read(&scores, -0.1);
         assert_eq!(v.value.as_deref(), Some("9"), "{v:?}");
         assert!(v.confidence > 0.9, "{v:?}");
         // Where the text reader's own reading is something else again, both are
         // averaged as before: the cell reader's spread keeps it doubtful.
-        let mut v = ValueRead::default();
-        read_number(
-            &mut v,
-            &mut Cell::new(&scores, &a, floor),
-            &[],
-            &spot(5.0),
-            0.5,
-        );
+        let v = read(&scores, 5.0);
         assert!(v.confidence < 0.5, "{v:?}");
         // A number the cell reader reads is still averaged with the text reader's.
         let scores = crate::form::result::test_readings::clean("4", &a);
-        let mut v = ValueRead::default();
-        read_number(
-            &mut v,
-            &mut Cell::new(&scores, &a, floor),
-            &[],
-            &spot(-0.1),
-            0.5,
-        );
+        let v = read(&scores, -0.1);
         assert!(v.confidence < 0.6, "two readers disagree: {v:?}");
     }
 

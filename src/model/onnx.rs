@@ -156,24 +156,52 @@ pub struct OrtModel {
     alphabet: Alphabet,
     max_batch: usize,
     second_look: Option<SecondLook>,
-    header: HeaderSlot,
-    values: ValuesSlot,
+    header: Lazy<super::ocr::PrintedReader>,
+    values: Lazy<OrtModel>,
 }
 
-/// The values reader an [`OrtModel`] hands out for the header's numbers.
-enum ValuesSlot {
+/// A reader an [`OrtModel`] loads on its first use and hands out: the printed-text
+/// reader of the header, the values reader of its numbers. Off where header fields are
+/// not read; a reader that failed to load is not tried again.
+enum Lazy<T> {
     Off,
     Unloaded(RuntimeParams),
-    Ready(Box<OrtModel>),
+    Ready(Box<T>),
     Failed,
 }
 
-/// The printed-text reader an [`OrtModel`] hands out for the header fields.
-enum HeaderSlot {
-    Off,
-    Unloaded(RuntimeParams),
-    Ready(Box<super::ocr::PrintedReader>),
-    Failed,
+impl<T> Lazy<T> {
+    fn new(params: &RuntimeParams) -> Self {
+        if params.header_fields {
+            Lazy::Unloaded(params.clone())
+        } else {
+            Lazy::Off
+        }
+    }
+
+    /// The reader, loaded by `load` the first time; where that fails, a warning
+    /// (`what` did not load, and so `then`), said once per process through `said`.
+    fn get(
+        &mut self,
+        load: impl FnOnce(&RuntimeParams) -> Result<T, ModelError>,
+        said: &'static std::sync::Once,
+        what: &str,
+        then: &str,
+    ) -> Option<&mut T> {
+        if let Lazy::Unloaded(params) = self {
+            *self = match load(params) {
+                Ok(r) => Lazy::Ready(Box::new(r)),
+                Err(e) => {
+                    said.call_once(|| eprintln!("warning: {what} did not load ({e}): {then}"));
+                    Lazy::Failed
+                }
+            };
+        }
+        match self {
+            Lazy::Ready(r) => Some(r.as_mut()),
+            _ => None,
+        }
+    }
 }
 
 impl OrtModel {
@@ -238,16 +266,8 @@ impl OrtModel {
             alphabet,
             max_batch: params.max_batch.max(1),
             second_look,
-            header: if params.header_fields {
-                HeaderSlot::Unloaded(params.clone())
-            } else {
-                HeaderSlot::Off
-            },
-            values: if params.header_fields {
-                ValuesSlot::Unloaded(params.clone())
-            } else {
-                ValuesSlot::Off
-            },
+            header: Lazy::new(params),
+            values: Lazy::new(params),
         })
     }
 
@@ -334,52 +354,29 @@ impl CellModel for OrtModel {
     }
 
     fn header_reader(&mut self) -> Option<&mut dyn super::HeaderReader> {
-        if let HeaderSlot::Unloaded(params) = &self.header {
-            self.header = match super::ocr::PrintedReader::embedded(params) {
-                Ok(r) => HeaderSlot::Ready(Box::new(r)),
-                Err(e) => {
-                    static SAID: std::sync::Once = std::sync::Once::new();
-                    SAID.call_once(|| {
-                        eprintln!(
-                            "warning: the printed-text reader did not load ({e}): header fields are not read"
-                        );
-                    });
-                    HeaderSlot::Failed
-                }
-            };
-        }
-        match &mut self.header {
-            HeaderSlot::Ready(r) => Some(r.as_mut()),
-            _ => None,
-        }
+        static SAID: std::sync::Once = std::sync::Once::new();
+        let load = super::ocr::PrintedReader::embedded;
+        let what = "the printed-text reader";
+        let r = self
+            .header
+            .get(load, &SAID, what, "header fields are not read");
+        r.map(|r| r as &mut dyn super::HeaderReader)
     }
 
     fn value_reader(&mut self) -> Option<&mut dyn CellModel> {
-        if let ValuesSlot::Unloaded(params) = &self.values {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        let load = |params: &RuntimeParams| {
             let params = RuntimeParams {
                 header_fields: false,
                 second_look: false,
                 ..params.clone()
             };
-            self.values = match Manifest::from_json(VALUES_JSON, "<embedded valuereader.json>")
-                .and_then(|m| Self::from_parts(m, VALUES_ONNX, "<embedded valuereader>", &params))
-            {
-                Ok(m) => ValuesSlot::Ready(Box::new(m)),
-                Err(e) => {
-                    static SAID: std::sync::Once = std::sync::Once::new();
-                    SAID.call_once(|| {
-                        eprintln!(
-                            "warning: the values reader did not load ({e}): the cell reader reads the header's numbers"
-                        );
-                    });
-                    ValuesSlot::Failed
-                }
-            };
-        }
-        match &mut self.values {
-            ValuesSlot::Ready(m) => Some(m.as_mut()),
-            _ => None,
-        }
+            let manifest = Manifest::from_json(VALUES_JSON, "<embedded valuereader.json>")?;
+            Self::from_parts(manifest, VALUES_ONNX, "<embedded valuereader>", &params)
+        };
+        let then = "the cell reader reads the header's numbers";
+        let r = self.values.get(load, &SAID, "the values reader", then);
+        r.map(|r| r as &mut dyn CellModel)
     }
 
     fn read_once(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
