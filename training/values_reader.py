@@ -186,7 +186,8 @@ def evaluate(data: list[Path], runs: list[str]) -> None:
         right = [greedy(lp[i]) == canonical(labels[i]) for i in range(len(x))]
         by = {f: f"{sum(r for r, m in zip(right, meta) if m[1] == f)}/{sum(1 for m in meta if m[1] == f)}"
               for f in FIELDS}
-        print(f"evaluate {run}: {sum(right)}/{len(x)} exact {by}")
+        blank = [r for r, label in zip(right, labels) if label == ""]
+        print(f"evaluate {run}: {sum(right)}/{len(x)} exact {by}, blank read blank {sum(blank)}/{len(blank)}")
 
 
 def export(run: str) -> None:
