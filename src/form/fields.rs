@@ -197,14 +197,29 @@ pub fn before_print(text: &str) -> &str {
 }
 
 /// Whether a reading is the form's print rather than writing: two field labels in
-/// it (`Nr. Weiß Schwarz`, a table's heading read where a blank name was looked for).
+/// it (`Nr. Weiß Schwarz`, a table's heading read where a blank name was looked for),
+/// or one beside the heading's `Nr` / `№`. A label is in it as a whole (five letters
+/// or more, also glued: `BiaeCzarne`) or as a word of four letters or more within a
+/// label's slips (`Beale czame` on a photograph); no generated name or event reads so.
 pub fn reads_labels(text: &str) -> bool {
     let t = fold(text);
-    let found = LABELS
+    let mut kinds: Vec<FieldKind> = LABELS
         .iter()
         .filter(|(_, spellings)| spellings.iter().any(|l| l.len() >= 5 && t.contains(l)))
-        .count();
-    found >= 2
+        .map(|(k, _)| *k)
+        .collect();
+    let mut heading = false;
+    for w in text.split_whitespace() {
+        let f = fold(w);
+        heading |= f == "nr" || w.contains('№');
+        if f.chars().count() >= 4
+            && let Some((k, _)) = match_label(w)
+            && !kinds.contains(&k)
+        {
+            kinds.push(k);
+        }
+    }
+    kinds.len() >= 2 || (heading && !kinds.is_empty())
 }
 
 /// Lower case, diacritics folded, Cyrillic look-alikes as the Latin letters they are
@@ -465,8 +480,11 @@ impl<'a> Ink<'a> {
     }
     /// Dark pixels in x0..x1 x y0..y1 that are not on a printed rule: runs of at
     /// least `run_x` pixels along a row or `run_y` down a column are taken out (a box
-    /// printed round an option, the frame of the result box), so that what is left is
-    /// the print's glyphs and the pen's marks.
+    /// printed round an option, the frame of the result box, the dark beyond a
+    /// photographed page's edge), so that what is left is the print's glyphs and the
+    /// pen's marks. Runs are followed past the window, so a rule that only crosses it
+    /// is still a rule; dark is measured against the paper around the window too, so
+    /// a photograph's shadow is no ink.
     fn count_off_rules(
         &self,
         x0: i64,
@@ -481,10 +499,20 @@ impl<'a> Ink<'a> {
         if x1 <= x0 || y1 <= y0 {
             return 0;
         }
-        let (cw, ch) = ((x1 - x0) as usize, (y1 - y0) as usize);
-        let dark: Vec<bool> = (0..cw * ch)
-            .map(|i| self.dark((x0 + (i % cw) as i64) as u32, (y0 + (i / cw) as i64) as u32))
+        let (ex0, ey0) = ((x0 - run_x as i64).max(0), (y0 - run_y as i64).max(0));
+        let (ex1, ey1) = ((x1 + run_x as i64).min(w), (y1 + run_y as i64).min(h));
+        let (cw, ch) = ((ex1 - ex0) as usize, (ey1 - ey0) as usize);
+        let level: Vec<u8> = (0..cw * ch)
+            .map(|i| {
+                let (x, y) = (ex0 + (i % cw) as i64, ey0 + (i / cw) as i64);
+                self.page.get_pixel(x as u32, y as u32).0[0]
+            })
             .collect();
+        let mut sorted = level.clone();
+        let mid = sorted.len() / 2;
+        let paper = *sorted.select_nth_unstable(mid).1;
+        let cut = self.cut.min(paper.saturating_sub(70));
+        let dark: Vec<bool> = level.iter().map(|&v| v < cut).collect();
         let mut rule = vec![false; cw * ch];
         for y in 0..ch {
             let mut x = 0;
@@ -512,7 +540,12 @@ impl<'a> Ink<'a> {
                 y += 1;
             }
         }
-        dark.iter().zip(&rule).filter(|(d, r)| **d && !**r).count() as u32
+        let (ix0, iy0) = ((x0 - ex0) as usize, (y0 - ey0) as usize);
+        let (ix1, iy1) = ((x1 - ex0) as usize, (y1 - ey0) as usize);
+        (iy0..iy1)
+            .flat_map(|y| (ix0..ix1).map(move |x| y * cw + x))
+            .filter(|&i| dark[i] && !rule[i])
+            .count() as u32
     }
     /// Share of dark pixels in column `x`, rows y0..y1.
     fn col_share(&self, x: u32, y0: u32, y1: u32) -> f32 {
@@ -981,6 +1014,26 @@ fn off_table(b: [u32; 4], label: [u32; 4], table: Option<[u32; 4]>) -> [u32; 4] 
 
 /// The PGN result a printed word names, if any.
 pub fn printed_option(word: &str) -> Option<&'static str> {
+    // A colon printed small reads as a full stop (`1.0`, `0.1`); a longer word with a
+    // full stop is a date or a number.
+    let bare = word.trim_matches(|c| matches!(c, '(' | ')' | '[' | ']' | ' '));
+    match bare {
+        "1.0" => return Some("1-0"),
+        "0.1" => return Some("0-1"),
+        _ => {}
+    }
+    // A draw printed `½:½` reads with its halves as `12`, `V2` or `Y2` (`12:12`), its
+    // colon sometimes lost (`1212`).
+    if matches!(bare, "1212" | "½½") {
+        return Some("1/2-1/2");
+    }
+    if let Some((a, b)) = bare.split_once([':', '-', '–'])
+        && [a, b]
+            .iter()
+            .all(|h| matches!(*h, "½" | "1/2" | "12" | "V2" | "Y2" | "/2"))
+    {
+        return Some("1/2-1/2");
+    }
     let w: String = word
         .chars()
         .map(|c| match c {
@@ -997,6 +1050,17 @@ pub fn printed_option(word: &str) -> Option<&'static str> {
         w if w.contains('½') && w.chars().count() <= 8 => Some("1/2-1/2"),
         _ => None,
     }
+}
+
+/// Whether a reading is a row of printed result options rather than a written result:
+/// two different results in it (`1:0½:½0:1`, `1:0 0:1`); a written result is one.
+pub fn reads_options(text: &str) -> bool {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let t = t.replace(['-', '.', '–'], ":");
+    let win = t.contains("1:0");
+    let loss = t.contains("0:1");
+    let draw = t.contains('½');
+    usize::from(win) + usize::from(loss) + usize::from(draw) >= 2
 }
 
 /// `1-0` / `1:0` and `0-1` / `0:1` inside a line's text, not part of a longer number
@@ -1128,7 +1192,9 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
             .map(|l| l.bbox)
             .find(|b| {
                 let (x, y) = centre(*b);
-                (x - cx).abs() < h && (y - cy).abs() < h * 0.6 && b[2] as f32 <= 4.0 * h
+                (x - cx).abs() < h
+                    && (y - cy).abs() < h * 0.6
+                    && b[2] as f32 <= (4.0 * h).min(2.0 * a[2] as f32)
             })
             .unwrap_or([
                 (cx - a[2] as f32 / 2.0).max(0.0) as u32,
@@ -1212,7 +1278,8 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
         (ay + ax).total_cmp(&(by + bx))
     });
     let _ = labels;
-    let (marked, note) = marked_option(ink, &options);
+    let others: Vec<[u32; 4]> = lines.iter().map(|l| l.bbox).collect();
+    let (marked, note) = marked_option(ink, &options, &others);
     Some(ResultOptions {
         options,
         marked,
@@ -1229,6 +1296,42 @@ const MARK_RATIO: f32 = 2.5;
 /// within its box adds little past it (docs/measurements.md).
 const DRAW_PRINT: f32 = 2.6;
 
+/// The rows of a row of options' print: from the first to the last row inked (two
+/// dark pixels or more, a printed rule's row left out) in the boxes of all the
+/// options but the most inked, a pixel of slack each way; `None` where that is no
+/// narrower than the boxes.
+fn print_band(ink: &Ink, options: &[(String, [u32; 4])]) -> Option<(u32, u32)> {
+    let rows = |b: [u32; 4]| -> Vec<(u32, u32)> {
+        (b[1]..b[1] + b[3])
+            .map(|y| {
+                (
+                    y,
+                    (b[0]..b[0] + b[2]).filter(|&x| ink.dark(x, y)).count() as u32,
+                )
+            })
+            .collect()
+    };
+    let per: Vec<Vec<(u32, u32)>> = options.iter().map(|o| rows(o.1)).collect();
+    let total = |r: &Vec<(u32, u32)>| r.iter().map(|x| x.1).sum::<u32>();
+    let heaviest = (0..per.len()).max_by_key(|&i| total(&per[i]))?;
+    let (mut y0, mut y1) = (u32::MAX, 0);
+    for (i, (r, o)) in per.iter().zip(options).enumerate() {
+        if i == heaviest {
+            continue;
+        }
+        for &(y, n) in r {
+            if n >= 2 && (n as f32) < 0.8 * o.1[2] as f32 {
+                y0 = y0.min(y);
+                y1 = y1.max(y + 1);
+            }
+        }
+    }
+    let top = options.iter().map(|o| o.1[1]).min()?;
+    let bottom = options.iter().map(|o| o.1[1] + o.1[3]).max()?;
+    let (y0, y1) = (y0.saturating_sub(1).max(top), (y1 + 1).min(bottom));
+    (y0 < y1 && (y0 > top || y1 < bottom)).then_some((y0, y1))
+}
+
 /// The option marked: each option's window (the same size for all, centred on the
 /// option, reaching past the print by most of a line's height each way) holds the
 /// print plus any mark; the least inked window is taken for the print alone. A mark
@@ -1236,6 +1339,7 @@ const DRAW_PRINT: f32 = 2.6;
 fn marked_option(
     ink: &Ink,
     options: &[(String, [u32; 4])],
+    lines: &[[u32; 4]],
 ) -> (Option<(usize, f32)>, Option<String>) {
     if options.len() < 2 {
         return (None, Some("fewer than two result options found".into()));
@@ -1259,7 +1363,39 @@ fn marked_option(
     } else {
         (w / 2.0 + 0.8 * h, (h / 2.0 + 0.8 * h).min(spacing / 2.0))
     };
+    // In a row, the windows stop at the text lines read above and below the options
+    // (a name written on the line above is no mark).
+    let (mut top, mut bottom) = (f32::MIN, f32::MAX);
+    if row {
+        let oy0 = options.iter().map(|o| o.1[1]).min().unwrap_or(0);
+        let oy1 = options.iter().map(|o| o.1[1] + o.1[3]).max().unwrap_or(0);
+        let xs0 = options
+            .iter()
+            .map(|o| centre(o.1).0)
+            .fold(f32::MAX, f32::min)
+            - half_w;
+        let xs1 = options
+            .iter()
+            .map(|o| centre(o.1).0)
+            .fold(f32::MIN, f32::max)
+            + half_w;
+        for b in lines {
+            let (b0, b1) = (b[1], b[1] + b[3]);
+            let across = (b[0] as f32) < xs1 && ((b[0] + b[2]) as f32) > xs0;
+            if !across || overlap(b0, b1, oy0, oy1) > 0 {
+                continue;
+            }
+            if b1 <= oy0 {
+                top = top.max(b1 as f32);
+            } else if b0 >= oy1 {
+                bottom = bottom.min(b0 as f32);
+            }
+        }
+    }
     let (run_x, run_y) = ((1.2 * h) as usize, (0.8 * h) as usize);
+    // In a row, the wins' print is in the rows the cleaner options ink (all but the
+    // most inked): a tick or cross that made the read line tall reaches past them.
+    let band = row.then(|| print_band(ink, options)).flatten();
     // (all the window's ink, the ink over the option's own print box)
     let amounts: Vec<(u32, u32)> = options
         .iter()
@@ -1267,13 +1403,17 @@ fn marked_option(
             let (cx, cy) = centre(o.1);
             let all = ink.count_off_rules(
                 (cx - half_w) as i64,
-                (cy - half_h) as i64,
+                (cy - half_h).max(top) as i64,
                 (cx + half_w) as i64,
-                (cy + half_h) as i64,
+                (cy + half_h).min(bottom) as i64,
                 run_x,
                 run_y,
             );
-            let [x, y, w, bh] = o.1;
+            // (A draw keeps its read box: a stacked `½` prints past the wins' rows.)
+            let [x, y, w, bh] = match band {
+                Some((b0, b1)) if o.0 != "1/2-1/2" => [o.1[0], b0, o.1[2], b1 - b0],
+                _ => o.1,
+            };
             let over = ink.count_off_rules(
                 x as i64,
                 y as i64,
@@ -1369,6 +1509,44 @@ mod tests {
     }
 
     #[test]
+    fn writing_on_the_line_above_the_options_is_no_mark() {
+        // A name's letters (blocks with gaps, no rule's runs) written above the loss,
+        // inside its window but on a text line of their own, read at y 22..38.
+        let (mut page, options) = options_page(2, &[]);
+        for k in 0..4 {
+            for y in 27..35 {
+                for x in 282 + k * 12..292 + k * 12 {
+                    page.put_pixel(x, y, image::Luma([20]));
+                }
+            }
+        }
+        let (marked, _) = marked_option(&Ink::new(&page), &options, &[]);
+        assert_eq!(
+            marked.map(|m| m.0),
+            Some(2),
+            "unclipped, the name is taken for a mark"
+        );
+        let name = [270, 22, 80, 16];
+        let (marked, note) = marked_option(&Ink::new(&page), &options, &[name]);
+        assert_eq!(marked, None, "{note:?}");
+    }
+
+    #[test]
+    fn the_print_band_is_the_rows_the_cleaner_options_ink() {
+        // Boxes read 60 tall (a tick made the line tall); the print is on rows 44..56.
+        let (mut page, options) = options_page(2, &[]);
+        for i in 0..40 {
+            page.put_pixel(60 + i, 75 - i, image::Luma([20]));
+            page.put_pixel(61 + i, 75 - i, image::Luma([20]));
+        }
+        let tall: Vec<_> = options
+            .into_iter()
+            .map(|(r, b)| (r, [b[0], 20, b[2], 60]))
+            .collect();
+        assert_eq!(print_band(&Ink::new(&page), &tall), Some((43, 57)));
+    }
+
+    #[test]
     fn longest_runs_bridge_short_gaps() {
         let flags = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<_>>().into_iter();
         assert_eq!(longest_run(flags("##..##....#"), 2), 6);
@@ -1397,7 +1575,7 @@ mod tests {
     fn a_tick_within_a_heavy_draws_print_is_a_mark_and_the_print_alone_is_none() {
         // The draw prints 4 blocks (2x a win, as a stacked `½-½` does): no mark.
         let (page, options) = options_page(4, &[]);
-        let (marked, note) = marked_option(&Ink::new(&page), &options);
+        let (marked, note) = marked_option(&Ink::new(&page), &options, &[]);
         assert_eq!(marked, None, "{note:?}");
         // A tick over it: most of its ink within the print's box, a short arm past it.
         let tick = [
@@ -1408,7 +1586,7 @@ mod tests {
             (204, 30, 207, 40),
         ];
         let (page, options) = options_page(4, &tick);
-        let (marked, note) = marked_option(&Ink::new(&page), &options);
+        let (marked, note) = marked_option(&Ink::new(&page), &options, &[]);
         assert_eq!(marked.map(|m| m.0), Some(1), "{note:?}");
     }
 
@@ -1453,6 +1631,12 @@ mod tests {
         assert_eq!(before_print("Golab"), "Golab");
         assert!(reads_labels("Nr.WeißSchwarz"));
         assert!(!reads_labels("Blackburne, J."));
+        // A photographed heading `Nr Białe Czarne`, as the text reader read it.
+        assert!(reads_labels("Nr Bele czame"));
+        assert!(reads_labels("I Nr  Biate  czame"));
+        assert!(reads_labels("Nr BiaeCzarne1"));
+        assert!(!reads_labels("Beale, Thomas"));
+        assert!(!reads_labels("Czarnecki, Adam"));
     }
 
     #[test]
@@ -1462,6 +1646,18 @@ mod tests {
         assert_eq!(printed_option("½-½"), Some("1/2-1/2"));
         assert_eq!(printed_option("1/2"), Some("1/2-1/2"));
         assert_eq!(printed_option("10"), None);
+        assert_eq!(printed_option("0.1"), Some("0-1"));
+        assert_eq!(printed_option("1.0"), Some("1-0"));
+        assert_eq!(printed_option("12:12"), Some("1/2-1/2"));
+        assert_eq!(printed_option("V2-12"), Some("1/2-1/2"));
+        assert_eq!(printed_option("10.01"), None);
+        assert_eq!(printed_option("12:30"), None);
+        assert!(reads_options(":1:0½:½ 0:1"));
+        assert!(reads_options("1.0 0.1"));
+        assert!(!reads_options("½-½"));
+        assert!(!reads_options("1 - 0"));
+        assert!(!reads_options("1/2-1/2"));
+        assert!(!reads_options("0,5-0,5"));
     }
 
     fn options_of(text: &str, bbox: [u32; 4]) -> Vec<(String, [u32; 4])> {

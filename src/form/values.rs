@@ -109,6 +109,12 @@ pub struct ValueRead {
 /// right round and board and drops most wrong ones (docs/measurements.md).
 pub const VALUE_FLOOR: f32 = 0.5;
 
+/// A written result less sure than this is no value: its two readers' probabilities
+/// are averaged, so a result under it is one they disagree on. On the tune families
+/// every result written on its line read 0.99 or more, and every printed options row
+/// misread as a written result 0.49 to 0.53 (docs/measurements.md).
+pub const RESULT_FLOOR: f32 = 0.75;
+
 /// Candidates kept per field.
 pub const CANDIDATES: usize = 5;
 
@@ -359,6 +365,16 @@ pub fn read(
             "round" => read_number(&mut v, &mut cell, vocab.rounds, s, weight),
             "board" => read_number(&mut v, &mut cell, &[], s, weight),
             "date" => read_date(&mut v, &mut cell, s),
+            "result"
+                if s.line
+                    .as_ref()
+                    .is_some_and(|l| super::fields::reads_options(&l.0)) =>
+            {
+                let text = s.line.as_ref().map_or("", |l| l.0.as_str());
+                v.note = Some(format!(
+                    "reads the form's printed result options (`{text}`), nothing written"
+                ));
+            }
             "result" => {
                 let own = s.line.as_ref().map(|l| (l.0.as_str(), s.result_own));
                 read_result(&mut v, &mut cell, &s.result_scores, own);
@@ -367,7 +383,12 @@ pub fn read(
             "event" => read_open(&mut v, s, looked.cyrillic, false),
             _ => v.note = Some("not read".into()),
         }
-        if let Some(value) = v.value.as_ref().filter(|_| v.confidence < VALUE_FLOOR) {
+        let take = if v.field == "result" {
+            RESULT_FLOOR
+        } else {
+            VALUE_FLOOR
+        };
+        if let Some(value) = v.value.as_ref().filter(|_| v.confidence < take) {
             v.note = Some(format!(
                 "too doubtful to take: reads `{value}` ({:.2})",
                 v.confidence
