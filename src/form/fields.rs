@@ -1081,8 +1081,11 @@ fn wins_inside(line: &TextLine) -> Vec<(&'static str, [u32; 4])> {
         // A digit before it is part of a longer number, except the `2` of a draw's `½`
         // read glued to it (`V2:1½20:1`, `1:0Y2`).
         let draw_tail = i >= 2 && c[i - 1] == '2' && matches!(c[i - 2], '½' | 'V' | 'Y' | '/');
+        // A separator before it continues a number only after a digit (a label's
+        // colon read glued to the options, `:1:0½:½`, does not).
+        let joined = i > 0 && sep(c[i - 1]) && i >= 2 && c[i - 2].is_ascii_digit();
         if !sep(c[i + 1])
-            || (i > 0 && ((c[i - 1].is_ascii_digit() && !draw_tail) || sep(c[i - 1])))
+            || (i > 0 && ((c[i - 1].is_ascii_digit() && !draw_tail) || joined))
             || (i + 3 < n && (c[i + 3].is_ascii_digit() || sep(c[i + 3])))
         {
             continue;
@@ -1666,6 +1669,14 @@ mod tests {
             .result_options
             .map(|o| o.options)
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_win_after_a_glued_colon_is_an_option_and_a_dates_part_is_not() {
+        let found = options_of(":1:0½:½", [131, 75, 174, 33]);
+        assert!(found.iter().any(|(r, _)| r == "1-0"), "{found:?}");
+        let found = options_of("21-1-0", [0, 0, 120, 30]);
+        assert!(!found.iter().any(|(r, _)| r == "1-0"), "{found:?}");
     }
 
     #[test]
