@@ -1083,7 +1083,7 @@ fn wins_inside(line: &TextLine) -> Vec<(&'static str, [u32; 4])> {
         let draw_tail = i >= 2 && c[i - 1] == '2' && matches!(c[i - 2], '½' | 'V' | 'Y' | '/');
         // A separator before it continues a number only after a digit (a label's
         // colon read glued to the options, `:1:0½:½`, does not).
-        let joined = i > 0 && sep(c[i - 1]) && i >= 2 && c[i - 2].is_ascii_digit();
+        let joined = i >= 2 && sep(c[i - 1]) && c[i - 2].is_ascii_digit();
         if !sep(c[i + 1])
             || (i > 0 && ((c[i - 1].is_ascii_digit() && !draw_tail) || joined))
             || (i + 3 < n && (c[i + 3].is_ascii_digit() || sep(c[i + 3])))

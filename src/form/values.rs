@@ -365,20 +365,17 @@ pub fn read(
             "round" => read_number(&mut v, &mut cell, vocab.rounds, s, weight),
             "board" => read_number(&mut v, &mut cell, &[], s, weight),
             "date" => read_date(&mut v, &mut cell, s),
-            "result"
-                if s.line
-                    .as_ref()
-                    .is_some_and(|l| super::fields::reads_options(&l.0)) =>
-            {
-                let text = s.line.as_ref().map_or("", |l| l.0.as_str());
-                v.note = Some(format!(
-                    "reads the form's printed result options (`{text}`), nothing written"
-                ));
-            }
-            "result" => {
-                let own = s.line.as_ref().map(|l| (l.0.as_str(), s.result_own));
-                read_result(&mut v, &mut cell, &s.result_scores, own);
-            }
+            "result" => match s.line.as_ref().map(|l| l.0.as_str()) {
+                Some(text) if super::fields::reads_options(text) => {
+                    v.note = Some(format!(
+                        "reads the form's printed result options (`{text}`), nothing written"
+                    ));
+                }
+                text => {
+                    let own = text.map(|t| (t, s.result_own));
+                    read_result(&mut v, &mut cell, &s.result_scores, own);
+                }
+            },
             "white" | "black" => read_name(&mut v, &mut cell, s, vocab.names, looked.cyrillic),
             "event" => read_open(&mut v, s, looked.cyrillic, false),
             _ => v.note = Some("not read".into()),
