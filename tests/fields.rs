@@ -1,7 +1,8 @@
 //! Header fields read from a form (the generator's `dsb-above-line` tune family, a
 //! `select` hand): the board and round written in their boxes reach `fields[]`, the
 //! game and the PGN; fields left blank give no value; a name is picked among the
-//! pairings' names; a result written in words is read.
+//! pairings' names; a result written in words is read, in Latin and, on a Russian form
+//! (`rcf-cells-line`), in Cyrillic.
 
 use std::path::PathBuf;
 
@@ -95,6 +96,15 @@ fn a_result_written_in_words_is_read() {
     // `Remis` on the result line: the cell reader cannot spell it and reads some move
     // there instead; the text reader's `Remis` explains the writing.
     let r = read("dsb_result_remis.jpg", &SheetOptions::default());
+    assert_eq!(value(&r, "result"), Some("1/2-1/2"), "{:#?}", r.fields);
+    assert_eq!(r.result, "1/2-1/2");
+}
+
+#[test]
+fn a_result_written_in_russian_words_is_read() {
+    // `ничья` on a Russian form's result line: no reader has Cyrillic letters; the
+    // text reader's Latin look-alikes of its strokes spell it.
+    let r = read("rcf_result_nichya.jpg", &SheetOptions::default());
     assert_eq!(value(&r, "result"), Some("1/2-1/2"), "{:#?}", r.fields);
     assert_eq!(r.result, "1/2-1/2");
 }

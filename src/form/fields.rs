@@ -374,17 +374,17 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                 let number = |t: &str| t.chars().all(|c| c.is_ascii_digit());
                 let digit = |c: char| c.is_ascii_digit() || c == '½';
                 let value = |t: &str| t.starts_with(digit) && !t.chars().any(char::is_alphabetic);
-                let glued = match_label(&text(s, i))
-                    .is_none()
-                    .then(|| {
-                        (s + 1..i).find(|&k| {
-                            let (a, b) = (text(s, k), text(k, i));
-                            digit(chars[k - 1].0) != digit(chars[k].0)
-                                && ((number(&a) && match_label(&b).is_some())
-                                    || (value(&b) && match_label(&a).is_some()))
-                        })
-                    })
-                    .flatten();
+                // Also where the whole is a long label's slip that the label alone
+                // reads closer than (`Pe3ynbTaT1-0`: three edits, `Pe3ynbTaT` none).
+                let whole = match_label(&text(s, i)).map(|(_, d)| d);
+                let glued = (s + 1..i).find(|&k| {
+                    let (a, b) = (text(s, k), text(k, i));
+                    digit(chars[k - 1].0) != digit(chars[k].0)
+                        && ((whole.is_none() && number(&a) && match_label(&b).is_some())
+                            || (value(&b)
+                                && match_label(&a)
+                                    .is_some_and(|(_, d)| whole.is_none_or(|w| d < w))))
+                });
                 // A long label read glued to a word written after it
                 // (`Результат` and `ничья` read `Pe3y^bTaTHll4bA`): cut where the
                 // label reads closest. Not the players' labels: a name may begin
@@ -1796,6 +1796,10 @@ mod tests {
         let ws = words(&line("Ergebnis1/2-1/2", [0, 0, 150, 20]));
         let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(texts, ["Ergebnis", "1/2-1/2"]);
+        // The whole within a long label's slips (three edits), the label alone closer.
+        let ws = words(&line("Pe3ynbTaT1-0", [0, 0, 150, 20]));
+        let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Pe3ynbTaT", "1-0"]);
         // Not where no part is a label, or the whole is one, or letters follow.
         let ws = words(&line("e4e5 Runde2x", [0, 0, 120, 20]));
         let texts: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();

@@ -288,6 +288,31 @@ pub fn look(
                         .zip(scores)
                         .map(|((s, r), p)| (s, r, p))
                         .collect();
+                    if cyrillic {
+                        // A Russian word (`ничья`) is read through its letters'
+                        // Latin look-alikes, as names on these forms are.
+                        // Either case reads alike: each word once.
+                        let mut words: Vec<(&'static str, &'static str)> = Vec::new();
+                        for &(s, r) in RESULT_WORDS {
+                            if !reader.spells(s)
+                                && s.chars().any(is_cyrillic)
+                                && !words
+                                    .iter()
+                                    .any(|(w, _)| w.to_lowercase() == s.to_lowercase())
+                            {
+                                words.push((s, r));
+                            }
+                        }
+                        let spelt: Vec<&str> = words.iter().map(|(s, _)| *s).collect();
+                        let scores = reader.score_russian(crop, &spelt);
+                        text.result_scores.extend(
+                            words
+                                .into_iter()
+                                .zip(scores)
+                                .filter(|(_, p)| p.is_finite())
+                                .map(|((s, r), p)| (s, r, p)),
+                        );
+                    }
                 }
                 _ => {}
             }
@@ -643,6 +668,10 @@ const RESULT_WORDS: &[(&str, &str)] = &[
     ("Draw", "1/2-1/2"),
     ("ничья", "1/2-1/2"),
     ("Ничья", "1/2-1/2"),
+    ("nulle", "1/2-1/2"),
+    ("Nulle", "1/2-1/2"),
+    ("tablas", "1/2-1/2"),
+    ("Tablas", "1/2-1/2"),
 ];
 
 /// Every spelling of a result field with its PGN result; a resign word (the
@@ -1447,6 +1476,10 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
 
     fn read_cyrillic(&mut self, crop: &GrayImage) -> Option<((String, f32), Reading)> {
         crate::model::ocr::PrintedReader::read_cyrillic(self, crop, Search::default())
+    }
+
+    fn score_russian(&mut self, crop: &GrayImage, words: &[&str]) -> Vec<f32> {
+        crate::model::ocr::PrintedReader::score_russian(self, crop, words)
     }
 
     fn spells(&self, text: &str) -> bool {

@@ -253,6 +253,22 @@ fn tokens(lm: &LetterModel, class_of: &HashMap<char, usize>) -> Vec<Token> {
     out
 }
 
+/// The reader's classes a Russian letter is read as (its Latin look-alikes, either
+/// case of the letter); empty for a character that is no Russian letter.
+pub fn look_alike_classes(letter: char, class_of: &HashMap<char, usize>) -> Vec<usize> {
+    let lower = letter.to_lowercase().next().unwrap_or(letter);
+    LOOK_ALIKES
+        .iter()
+        .find(|(c, _)| *c == lower)
+        .map(|(_, latin)| {
+            latin
+                .chars()
+                .filter_map(|l| class_of.get(&l).copied())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// `ln(e^a + e^b)` (the text reader's CTC sums, `ocr`, use it too).
 pub(super) fn log_add(a: f32, b: f32) -> f32 {
     if a == f32::NEG_INFINITY {

@@ -77,6 +77,13 @@ pub trait HeaderReader {
         None
     }
 
+    /// Log-likelihoods (nats) that `crop` says each Russian word of `words`, read
+    /// through the letters' look-alikes; minus infinity each where the reader
+    /// cannot read Cyrillic.
+    fn score_russian(&mut self, _crop: &GrayImage, words: &[&str]) -> Vec<f32> {
+        vec![f32::NEG_INFINITY; words.len()]
+    }
+
     /// Whether the reader's dictionary spells every letter of `text`.
     fn spells(&self, text: &str) -> bool;
 }

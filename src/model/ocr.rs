@@ -322,6 +322,56 @@ impl PrintedReader {
         Some(((text, conf), cyrillic))
     }
 
+    /// The CTC log-likelihood (nats) of each Russian word of `words` given the line
+    /// crop, each letter's frame probability the sum of its Latin look-alikes'
+    /// ([`super::cyrillic`]): how well a crop's strokes read as that word. Minus
+    /// infinity for a word with a character that is no Russian letter, and for every
+    /// word when the runtime fails.
+    pub fn score_russian(&mut self, crop: &GrayImage, words: &[&str]) -> Vec<f32> {
+        let p = match self.recognise(std::slice::from_ref(crop)) {
+            Ok(p) if !p.is_empty() => p,
+            _ => return vec![f32::NEG_INFINITY; words.len()],
+        };
+        words
+            .iter()
+            .map(|w| self.score_russian_read(&p[0], w))
+            .collect()
+    }
+
+    fn score_russian_read(&self, p: &LineProbs, word: &str) -> f32 {
+        // One column per distinct letter, appended to each frame's classes: the
+        // letter's look-alikes summed.
+        let mut letters: Vec<char> = Vec::new();
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        let mut labels = Vec::new();
+        for c in word.chars().flat_map(char::to_lowercase) {
+            let k = match letters.iter().position(|&l| l == c) {
+                Some(k) => k,
+                None => {
+                    let set = super::cyrillic::look_alike_classes(c, &self.index);
+                    if set.is_empty() {
+                        return f32::NEG_INFINITY;
+                    }
+                    letters.push(c);
+                    sets.push(set);
+                    letters.len() - 1
+                }
+            };
+            labels.push(p.classes + k);
+        }
+        let wide = p.classes + sets.len();
+        let mut logp = Vec::with_capacity(p.steps * wide);
+        for t in 0..p.steps {
+            let row = &p.logp[t * p.classes..(t + 1) * p.classes];
+            logp.extend_from_slice(row);
+            logp.extend(sets.iter().map(|set| {
+                set.iter()
+                    .fold(f32::NEG_INFINITY, |a, &c| log_add(a, row[c]))
+            }));
+        }
+        ctc_log_likelihood(&logp, p.steps, wide, &labels)
+    }
+
     /// The CTC log-likelihood (nats) of `text` given the line crop: how well the crop
     /// reads as exactly that text. Cyrillic letters count as the Latin letter printed
     /// alike; a character the dictionary lacks otherwise costs a fixed -9. Minus
