@@ -249,7 +249,14 @@ pub fn look(
                         Some(_) => month_candidates(&line.0),
                         None => date_repairs(&line.0),
                     };
-                    if !changed.is_empty() {
+                    // On a Russian form, a month in words read through its letters'
+                    // look-alikes (`29 ceHTA6pa 2019`).
+                    let russian = if cyrillic {
+                        russian_month_candidates(&line.0)
+                    } else {
+                        Vec::new()
+                    };
+                    if !changed.is_empty() || !russian.is_empty() {
                         let mut words: Vec<&str> =
                             changed.iter().map(|(_, t)| t.as_str()).collect();
                         words.push(&line.0);
@@ -257,6 +264,15 @@ pub fn look(
                         text.date_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
                         text.date_scores =
                             changed.into_iter().map(|(d, _)| d).zip(scores).collect();
+                        let spelt: Vec<&str> = russian.iter().map(|(_, t)| t.as_str()).collect();
+                        let scores = reader.score_russian(crop, &spelt);
+                        text.date_scores.extend(
+                            russian
+                                .into_iter()
+                                .map(|(d, _)| d)
+                                .zip(scores)
+                                .filter(|(_, p)| p.is_finite()),
+                        );
                     }
                     text.line = Some(line);
                 }
@@ -844,18 +860,20 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
         let p = (own / chars).exp().min(1.0) * date_share(&d, &cell.greedy);
         (d, p)
     });
+    let mut filled = false;
     let by_text = line.and_then(|(t, p)| {
         let d = parse_date(t)?;
         // A month that did not read, chosen among the months' spellings where one
         // is clearly likelier than the rest together.
-        if let Some((filled, pm)) = changed.first().filter(|(_, pm)| *pm >= MONTH_FLOOR) {
-            return Some((filled.clone(), p * pm));
+        if let Some((month, pm)) = changed.first().filter(|(_, pm)| *pm >= MONTH_FLOOR) {
+            filled = true;
+            return Some((month.clone(), p * pm));
         }
         Some((d.clone(), p * date_share(&d, t)))
     });
     // A reading that makes no date: the date one edit of it makes, where one does
     // clearly and the edited text explains the writing about as well.
-    let repaired = by_text.is_none();
+    let repaired = filled || by_text.is_none();
     let by_text = by_text.or_else(|| {
         let (_, p) = line?;
         let (d, pd) = changed.first()?.clone();
@@ -899,17 +917,25 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
         }
     };
     v.confidence = round3(confidence);
-    // A date made by editing the text reader's reading, the cell reader not reading
-    // the same, is always shown to a reviewer, with the reading it was made from.
+    // A date made by editing the text reader's reading, or its month chosen among the
+    // months' spellings, the cell reader not reading the same, is always shown to a
+    // reviewer, with the reading it was made from.
     if repaired && cell_date.as_deref() != Some(value.as_str()) {
         v.confidence = v.confidence.min(REPAIRED_MAX);
         if v.note.is_none()
             && let Some((t, _)) = line
         {
-            v.note = Some(format!(
-                "the text reader reads `{}`: one edit makes it this date",
-                t.trim()
-            ));
+            v.note = Some(if filled {
+                format!(
+                    "the text reader reads `{}`: the month is the spelling that explains it best",
+                    t.trim()
+                )
+            } else {
+                format!(
+                    "the text reader reads `{}`: one edit makes it this date",
+                    t.trim()
+                )
+            });
         }
     }
     v.value = Some(value);
@@ -1239,6 +1265,48 @@ fn month_candidates(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// A date written with its month in Russian words, read by a Latin reader (`29
+/// ceHTA6pa 2019`, `19 9HB aD8 2025`): a day of one or two digits first, a year of
+/// four last, and between them something with two letters at least and no date of its
+/// own. Per month and Russian spelling of it ([`MONTH_WORDS`]), the date and the text
+/// with the spelling put between the day and the year as read, to score against the
+/// crop through the letters' look-alikes. None for any other reading.
+fn russian_month_candidates(text: &str) -> Vec<(String, String)> {
+    let t = text.trim();
+    let day_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let year_start = t
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
+    if !(1..=2).contains(&day_end) || t.len() - year_start != 4 || year_start <= day_end {
+        return Vec::new();
+    }
+    let (day, middle, year) = (&t[..day_end], &t[day_end..year_start], &t[year_start..]);
+    let day: u32 = day.parse().unwrap_or(0);
+    if !(1..=31).contains(&day)
+        || middle.chars().filter(|c| c.is_alphabetic()).count() < 2
+        || parse_date(t).is_some_and(|d| !d[5..7].contains('?'))
+    {
+        return Vec::new();
+    }
+    let Some(y) = parse_date(year) else {
+        return Vec::new();
+    };
+    let (before, after) = (
+        if middle.starts_with(' ') { " " } else { "" },
+        if middle.ends_with(' ') { " " } else { "" },
+    );
+    let mut out = Vec::new();
+    for (i, words) in MONTH_WORDS.iter().enumerate() {
+        for w in words.iter().filter(|w| w.chars().any(is_cyrillic)) {
+            out.push((
+                format!("{}.{:02}.{day:02}", &y[..4], i + 1),
+                format!("{}{before}{w}{after}{year}", &t[..day_end]),
+            ));
+        }
+    }
+    out
+}
+
 /// A lower-case Cyrillic letter written by hand -> the Latin letter the text reader
 /// (Latin only) reads it as: cursive `т` is an `m`, `п` and `л` an `n`, `и` a `u`
 /// (`марта` reads `uapma`, `апреля` `anpena`, `мая` `Maa`).
@@ -1556,6 +1624,35 @@ mod tests {
         assert!(month_candidates("0ct 2015").is_empty(), "no day");
         assert!(month_candidates("31 0ct").is_empty(), "no year");
         assert!(month_candidates("Nf3").is_empty());
+    }
+
+    #[test]
+    fn a_russian_month_read_in_look_alikes_is_tried_in_each_months_words() {
+        let has =
+            |c: &[(String, String)], d: &str, t: &str| c.contains(&(d.to_string(), t.to_string()));
+        let c = russian_month_candidates("29 ceHTA6pa 2019");
+        assert!(has(&c, "2019.09.29", "29 сентября 2019"));
+        assert!(has(&c, "2019.01.29", "29 января 2019"));
+        assert!(c.iter().all(|(d, t)| d.starts_with("2019.")
+            && d.ends_with(".29")
+            && t.chars().any(|ch| ('а'..='я').contains(&ch))));
+        // The month read as several words, no space before the year.
+        let c = russian_month_candidates("19 9HB aD8.2025");
+        assert!(has(&c, "2025.01.19", "19 января2025"));
+        assert!(
+            russian_month_candidates("29.09.2019").is_empty(),
+            "a whole date"
+        );
+        assert!(russian_month_candidates("29 2019").is_empty(), "no month");
+        assert!(
+            russian_month_candidates("ceHTA6pa 2019").is_empty(),
+            "no day"
+        );
+        assert!(
+            russian_month_candidates("29 ceHTA6pa").is_empty(),
+            "no year"
+        );
+        assert!(russian_month_candidates("Typnup 2019").is_empty(), "no day");
     }
 
     #[test]

@@ -322,11 +322,11 @@ impl PrintedReader {
         Some(((text, conf), cyrillic))
     }
 
-    /// The CTC log-likelihood (nats) of each Russian word of `words` given the line
+    /// The CTC log-likelihood (nats) of each Russian text of `words` given the line
     /// crop, each letter's frame probability the sum of its Latin look-alikes'
-    /// ([`super::cyrillic`]): how well a crop's strokes read as that word. Minus
-    /// infinity for a word with a character that is no Russian letter, and for every
-    /// word when the runtime fails.
+    /// ([`super::cyrillic`]), digits, spaces and signs the reader's own: how well a
+    /// crop's strokes read as that text. Minus infinity for a text with a character
+    /// that is neither, and for every text when the runtime fails.
     pub fn score_russian(&mut self, crop: &GrayImage, words: &[&str]) -> Vec<f32> {
         let p = match self.recognise(std::slice::from_ref(crop)) {
             Ok(p) if !p.is_empty() => p,
@@ -334,42 +334,8 @@ impl PrintedReader {
         };
         words
             .iter()
-            .map(|w| self.score_russian_read(&p[0], w))
+            .map(|w| russian_log_likelihood(&p[0].logp, p[0].steps, p[0].classes, &self.index, w))
             .collect()
-    }
-
-    fn score_russian_read(&self, p: &LineProbs, word: &str) -> f32 {
-        // One column per distinct letter, appended to each frame's classes: the
-        // letter's look-alikes summed.
-        let mut letters: Vec<char> = Vec::new();
-        let mut sets: Vec<Vec<usize>> = Vec::new();
-        let mut labels = Vec::new();
-        for c in word.chars().flat_map(char::to_lowercase) {
-            let k = match letters.iter().position(|&l| l == c) {
-                Some(k) => k,
-                None => {
-                    let set = super::cyrillic::look_alike_classes(c, &self.index);
-                    if set.is_empty() {
-                        return f32::NEG_INFINITY;
-                    }
-                    letters.push(c);
-                    sets.push(set);
-                    letters.len() - 1
-                }
-            };
-            labels.push(p.classes + k);
-        }
-        let wide = p.classes + sets.len();
-        let mut logp = Vec::with_capacity(p.steps * wide);
-        for t in 0..p.steps {
-            let row = &p.logp[t * p.classes..(t + 1) * p.classes];
-            logp.extend_from_slice(row);
-            logp.extend(sets.iter().map(|set| {
-                set.iter()
-                    .fold(f32::NEG_INFINITY, |a, &c| log_add(a, row[c]))
-            }));
-        }
-        ctc_log_likelihood(&logp, p.steps, wide, &labels)
     }
 
     /// The CTC log-likelihood (nats) of `text` given the line crop: how well the crop
@@ -571,6 +537,72 @@ fn clamp_box(b: [u32; 4], page: &GrayImage) -> [u32; 4] {
     [x, y, w, h]
 }
 
+/// The CTC log-likelihood of a Russian text given a line's frames (`logp`: `steps` x
+/// `classes`, blank at 0; `index`: the reader's class of each character), its
+/// letters read through their look-alikes (see [`PrintedReader::score_russian`]).
+fn russian_log_likelihood(
+    logp_in: &[f32],
+    steps: usize,
+    classes: usize,
+    index: &HashMap<char, usize>,
+    word: &str,
+) -> f32 {
+    // One column per distinct letter, appended to each frame's classes: the
+    // letter's look-alikes summed.
+    let mut letters: Vec<char> = Vec::new();
+    let mut sets: Vec<Vec<usize>> = Vec::new();
+    let mut labels = Vec::new();
+    // `ю` and `ы` are drawn as two strokes, the look-alikes' letters spell them so.
+    let strokes = word
+        .chars()
+        .flat_map(char::to_lowercase)
+        .flat_map(|c| match c {
+            'ю' => vec!['ı', 'о'],
+            'ы' => vec!['ь', 'ı'],
+            'ё' => vec!['е'],
+            c => vec![c],
+        });
+    for c in strokes {
+        if !c.is_alphabetic()
+            && let Some(&i) = index.get(&c)
+        {
+            labels.push(i);
+            continue;
+        }
+        let k = match letters.iter().position(|&l| l == c) {
+            Some(k) => k,
+            None => {
+                let set = super::cyrillic::look_alike_classes(c, index);
+                if set.is_empty() {
+                    return f32::NEG_INFINITY;
+                }
+                letters.push(c);
+                sets.push(set);
+                letters.len() - 1
+            }
+        };
+        labels.push(classes + k);
+    }
+    let wide = classes + sets.len();
+    let mut wide_logp = Vec::with_capacity(steps * wide);
+    // A gap the reader takes for a space inside a handwritten word (`8 H B a p a`
+    // for `января`) is no letter: the blank's share.
+    let space = index.get(&' ').copied();
+    for t in 0..steps {
+        let row = &logp_in[t * classes..(t + 1) * classes];
+        let at = wide_logp.len();
+        wide_logp.extend_from_slice(row);
+        if let Some(sp) = space {
+            wide_logp[at] = log_add(row[0], row[sp]);
+        }
+        wide_logp.extend(sets.iter().map(|set| {
+            set.iter()
+                .fold(f32::NEG_INFINITY, |a, &c| log_add(a, row[c]))
+        }));
+    }
+    ctc_log_likelihood(&wide_logp, steps, wide, &labels)
+}
+
 /// CTC forward pass: log P(labels | frames), blank at 0.
 pub(crate) fn ctc_log_likelihood(
     logp: &[f32],
@@ -683,6 +715,41 @@ fn db_boxes(map: &[f32], w: usize, h: usize) -> Vec<[f32; 4]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn russian_words_are_scored_through_their_look_alikes() {
+        // Classes: blank, space, and some Latin letters; frames that read `Hu4ba`
+        // (`ничья` as the Latin reader writes it), a blank between letters.
+        let chars = [' ', 'H', 'u', '4', 'b', 'a', 'l', 'o', '1', '-', '0'];
+        let index: HashMap<char, usize> =
+            chars.iter().enumerate().map(|(i, &c)| (c, i + 1)).collect();
+        let classes = chars.len() + 1;
+        let frames = |text: &str| -> (Vec<f32>, usize) {
+            let mut logp = Vec::new();
+            let mut steps = 0;
+            for c in text.chars() {
+                for k in [Some(c), None] {
+                    let mut row = vec![(0.01f32).ln(); classes];
+                    row[k.map_or(0, |c| index[&c])] = (0.9f32).ln();
+                    logp.extend(row);
+                    steps += 1;
+                }
+            }
+            (logp, steps)
+        };
+        let (logp, steps) = frames("Hu4ba");
+        let score = |w: &str| russian_log_likelihood(&logp, steps, classes, &index, w);
+        assert!(score("ничья") > -5.0, "{}", score("ничья"));
+        assert_eq!(score("Ничья"), score("ничья"), "either case");
+        assert!(score("ничья") > score("нича") + 3.0);
+        assert_eq!(score("ничьz"), f32::NEG_INFINITY, "no Russian letter");
+        // `ю` is drawn as two strokes (`lo`); a gap read as a space inside a word is
+        // no letter; digits are the reader's own.
+        let (logp, steps) = frames("l o 1-0");
+        let score = |w: &str| russian_log_likelihood(&logp, steps, classes, &index, w);
+        assert!(score("ю1-0") > -8.0, "{}", score("ю1-0"));
+        assert!(score("ю1-0") > score("о1-0") + 3.0);
+    }
 
     #[test]
     fn ctc_likelihood_sums_paths() {
