@@ -212,8 +212,10 @@ pub fn reads_labels(text: &str) -> bool {
     for w in text.split_whitespace() {
         let f = fold(w);
         heading |= f == "nr" || w.contains('№');
+        // `rn` is read as `m` (`came` for `czarne`).
+        let unjoined = w.replace('m', "rn");
         if f.chars().count() >= 4
-            && let Some((k, _)) = match_label(w)
+            && let Some((k, _)) = match_label(w).or_else(|| match_label(&unjoined))
             && !kinds.contains(&k)
         {
             kinds.push(k);
@@ -1640,6 +1642,7 @@ mod tests {
         assert!(reads_labels("Nr BiaeCzarne1"));
         assert!(!reads_labels("Beale, Thomas"));
         assert!(!reads_labels("Czarnecki, Adam"));
+        assert!(reads_labels("N  Bale 1 came"), "`rn` read as `m`");
     }
 
     #[test]
