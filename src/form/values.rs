@@ -1270,7 +1270,7 @@ fn month_candidates(text: &str) -> Vec<(String, String)> {
 /// four last, and between them something with two letters at least and no date of its
 /// own. Per month and Russian spelling of it ([`MONTH_WORDS`]), the date and the text
 /// with the spelling put between the day and the year as read, to score against the
-/// crop through the letters' look-alikes. None for any other reading.
+/// crop through the letters' look-alikes. Nothing for any other reading.
 fn russian_month_candidates(text: &str) -> Vec<(String, String)> {
     let t = text.trim();
     let day_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());

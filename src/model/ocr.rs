@@ -537,8 +537,8 @@ fn clamp_box(b: [u32; 4], page: &GrayImage) -> [u32; 4] {
     [x, y, w, h]
 }
 
-/// The CTC log-likelihood of a Russian text given a line's frames (`logp`: `steps` x
-/// `classes`, blank at 0; `index`: the reader's class of each character), its
+/// The CTC log-likelihood of a Russian text given a line's frames (`logp_in`: `steps`
+/// x `classes`, blank at 0; `index`: the reader's class of each character), its
 /// letters read through their look-alikes (see [`PrintedReader::score_russian`]).
 fn russian_log_likelihood(
     logp_in: &[f32],
