@@ -306,19 +306,17 @@ pub fn look(
                         .collect();
                     if cyrillic {
                         // A Russian word (`ничья`) is read through its letters'
-                        // Latin look-alikes, as names on these forms are.
-                        // Either case reads alike: each word once.
-                        let mut words: Vec<(&'static str, &'static str)> = Vec::new();
-                        for &(s, r) in RESULT_WORDS {
-                            if !reader.spells(s)
-                                && s.chars().any(is_cyrillic)
-                                && !words
-                                    .iter()
-                                    .any(|(w, _)| w.to_lowercase() == s.to_lowercase())
-                            {
-                                words.push((s, r));
-                            }
-                        }
+                        // Latin look-alikes, as names on these forms are; either
+                        // case reads alike, so the lower-case spelling alone.
+                        let words: Vec<(&'static str, &'static str)> = RESULT_WORDS
+                            .iter()
+                            .filter(|(s, _)| {
+                                !reader.spells(s)
+                                    && s.chars().any(is_cyrillic)
+                                    && *s == s.to_lowercase()
+                            })
+                            .copied()
+                            .collect();
                         let spelt: Vec<&str> = words.iter().map(|(s, _)| *s).collect();
                         let scores = reader.score_russian(crop, &spelt);
                         text.result_scores.extend(
@@ -1599,10 +1597,13 @@ mod tests {
         );
     }
 
+    /// Whether candidates `c` hold the date `d` with the text `t`.
+    fn has(c: &[(String, String)], d: &str, t: &str) -> bool {
+        c.contains(&(d.to_string(), t.to_string()))
+    }
+
     #[test]
     fn a_month_not_read_is_tried_in_each_months_spellings() {
-        let has =
-            |c: &[(String, String)], d: &str, t: &str| c.contains(&(d.to_string(), t.to_string()));
         let c = month_candidates("31 0ct 2015");
         assert!(has(&c, "2015.10.31", "31 Oct 2015"));
         assert!(has(&c, "2015.10.31", "31 10 2015"));
@@ -1628,8 +1629,6 @@ mod tests {
 
     #[test]
     fn a_russian_month_read_in_look_alikes_is_tried_in_each_months_words() {
-        let has =
-            |c: &[(String, String)], d: &str, t: &str| c.contains(&(d.to_string(), t.to_string()));
         let c = russian_month_candidates("29 ceHTA6pa 2019");
         assert!(has(&c, "2019.09.29", "29 сентября 2019"));
         assert!(has(&c, "2019.01.29", "29 января 2019"));

@@ -197,9 +197,7 @@ impl LetterModel {
         let mut out = Vec::new();
         for c in word.to_lowercase().chars() {
             let s: &str = match c {
-                'ё' => "е",
-                'ы' => "ьı",
-                'ю' => "ıо",
+                'ё' | 'ы' | 'ю' => strokes(c),
                 'ł' => "l",
                 'ß' => "ss",
                 'ä' | 'á' | 'à' | 'â' | 'ą' => "a",
@@ -238,10 +236,7 @@ fn tokens(lm: &LetterModel, class_of: &HashMap<char, usize>) -> Vec<Token> {
         .map(|&(c, latin)| Token {
             text: c,
             letter: lm.index(c),
-            classes: latin
-                .chars()
-                .filter_map(|l| class_of.get(&l).copied())
-                .collect(),
+            classes: classes_of(latin, class_of),
         })
         .collect();
     out.extend(OTHERS.chars().chain([' ']).map(|c| Token {
@@ -253,20 +248,46 @@ fn tokens(lm: &LetterModel, class_of: &HashMap<char, usize>) -> Vec<Token> {
     out
 }
 
-/// The reader's classes a Russian letter is read as (its Latin look-alikes, either
-/// case of the letter); empty for a character that is no Russian letter.
-pub fn look_alike_classes(letter: char, class_of: &HashMap<char, usize>) -> Vec<usize> {
-    let lower = letter.to_lowercase().next().unwrap_or(letter);
-    LOOK_ALIKES
-        .iter()
-        .find(|(c, _)| *c == lower)
-        .map(|(_, latin)| {
-            latin
-                .chars()
-                .filter_map(|l| class_of.get(&l).copied())
-                .collect()
-        })
-        .unwrap_or_default()
+/// `ё` as `е`, `ы` and `ю` as the two strokes the reader draws them in (`ь` + `ı`,
+/// `ı` + `о`); any other letter as itself.
+fn strokes(c: char) -> &'static str {
+    match c {
+        'ё' => "е",
+        'ы' => "ьı",
+        'ю' => "ıо",
+        _ => "",
+    }
+}
+
+/// A text written in Russian as the reader's classes that draw it, symbol by symbol:
+/// a letter (either case; `ё`, `ы`, `ю` in [`strokes`]) as its look-alikes' classes,
+/// any other character the reader has as its own class; `None` where a character is
+/// neither.
+pub fn look_alike_labels(text: &str, class_of: &HashMap<char, usize>) -> Option<Vec<Vec<usize>>> {
+    let mut out = Vec::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        let s = strokes(c);
+        let letters: Vec<char> = if s.is_empty() {
+            vec![c]
+        } else {
+            s.chars().collect()
+        };
+        for l in letters {
+            match LOOK_ALIKES.iter().find(|(r, _)| *r == l) {
+                Some((_, latin)) => out.push(classes_of(latin, class_of)),
+                None if !l.is_alphabetic() => out.push(vec![*class_of.get(&l)?]),
+                None => return None,
+            }
+        }
+    }
+    Some(out)
+}
+
+fn classes_of(latin: &str, class_of: &HashMap<char, usize>) -> Vec<usize> {
+    latin
+        .chars()
+        .filter_map(|l| class_of.get(&l).copied())
+        .collect()
 }
 
 /// `ln(e^a + e^b)` (the text reader's CTC sums, `ocr`, use it too).

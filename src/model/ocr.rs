@@ -547,41 +547,26 @@ fn russian_log_likelihood(
     index: &HashMap<char, usize>,
     word: &str,
 ) -> f32 {
-    // One column per distinct letter, appended to each frame's classes: the
-    // letter's look-alikes summed.
-    let mut letters: Vec<char> = Vec::new();
+    let Some(symbols) = super::cyrillic::look_alike_labels(word, index) else {
+        return f32::NEG_INFINITY;
+    };
+    // A symbol of one class is that class; one of several (a letter's look-alikes) is
+    // a column appended to each frame's classes, their probabilities summed, one per
+    // distinct set.
     let mut sets: Vec<Vec<usize>> = Vec::new();
-    let mut labels = Vec::new();
-    // `ю` and `ы` are drawn as two strokes, the look-alikes' letters spell them so.
-    let strokes = word
-        .chars()
-        .flat_map(char::to_lowercase)
-        .flat_map(|c| match c {
-            'ю' => vec!['ı', 'о'],
-            'ы' => vec!['ь', 'ı'],
-            'ё' => vec!['е'],
-            c => vec![c],
-        });
-    for c in strokes {
-        if !c.is_alphabetic()
-            && let Some(&i) = index.get(&c)
-        {
-            labels.push(i);
-            continue;
-        }
-        let k = match letters.iter().position(|&l| l == c) {
-            Some(k) => k,
-            None => {
-                let set = super::cyrillic::look_alike_classes(c, index);
-                if set.is_empty() {
-                    return f32::NEG_INFINITY;
-                }
-                letters.push(c);
-                sets.push(set);
-                letters.len() - 1
+    let mut labels = Vec::with_capacity(symbols.len());
+    for set in symbols {
+        match set[..] {
+            [] => return f32::NEG_INFINITY,
+            [c] => labels.push(c),
+            _ => {
+                let k = sets.iter().position(|s| *s == set).unwrap_or_else(|| {
+                    sets.push(set);
+                    sets.len() - 1
+                });
+                labels.push(classes + k);
             }
-        };
-        labels.push(classes + k);
+        }
     }
     let wide = classes + sets.len();
     let mut wide_logp = Vec::with_capacity(steps * wide);
