@@ -137,6 +137,15 @@ FAMILIES.update({
     "rcf-above-row-photo-2x30": _fam(lang="ru", header="above", result="row", boxed=True, abbrev=True,
                                      capture="photo", heading="two_line"),
 })
+# Tune families combining placement, result print, language and capture in ways none of
+# the above does (a selection set for the header reader beside the older tune forms).
+FAMILIES.update({
+    "pzszach-bottom-row-photo-2x30": _fam(lang="pl", header="bottom", result="row", options=":", boxed=True,
+                                          abbrev=True, capture="photo"),
+    "rcf-lines-fide-2x30": _fam(lang="ru", header="lines", result="fide", abbrev=True, heading="shaded"),
+    "dsb-corner-column-photo-2x25": _fam(lang="de", rows=25, header="corner", result="column", abbrev=True,
+                                         capture="photo"),
+})
 # Never tuned on: the stand-ins for the forms users bring.
 HELD_OUT = {"uschess-2x25-inverse", "dsb-3x20", "club-1x60", "zebra-2x30", "fexda-2x30-no-heading",
             "continuation-2x30-from-61",

@@ -480,6 +480,78 @@ impl<'a> Ink<'a> {
             && y < self.page.height()
             && self.page.get_pixel(x, y).0[0] < self.faint
     }
+    /// The longest straight stroke in x0..x1 x y0..y1 slanted 20 to 70 degrees from
+    /// the row either way, in pixels: the arm of a tick or a cross's bar. Print's
+    /// strokes at a slant are a glyph's height at most (the slash of `½`), and a
+    /// printed rule runs along the row or down the column. Dark is measured against
+    /// the window's own paper (a photograph's shadow is no ink); a stroke may be a
+    /// pixel off the straight line and miss two samples running.
+    fn slant_stroke(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> f32 {
+        let (w, h) = (self.page.width() as i64, self.page.height() as i64);
+        let (x0, y0, x1, y1) = (x0.max(0), y0.max(0), x1.min(w), y1.min(h));
+        if x1 - x0 < 3 || y1 - y0 < 3 {
+            return 0.0;
+        }
+        let (cw, ch) = ((x1 - x0) as usize, (y1 - y0) as usize);
+        let level: Vec<u8> = (0..cw * ch)
+            .map(|i| {
+                let (x, y) = (x0 + (i % cw) as i64, y0 + (i / cw) as i64);
+                self.page.get_pixel(x as u32, y as u32).0[0]
+            })
+            .collect();
+        let mut sorted = level.clone();
+        let mid = sorted.len() / 2;
+        let paper = *sorted.select_nth_unstable(mid).1;
+        let cut = self.cut.min(paper.saturating_sub(70));
+        let dark = |x: i64, y: i64| {
+            (0..cw as i64).contains(&x)
+                && (0..ch as i64).contains(&y)
+                && level[y as usize * cw + x as usize] < cut
+        };
+        let near = |x: f32, y: f32| {
+            let (xi, yi) = (x.round() as i64, y.round() as i64);
+            dark(xi, yi) || dark(xi, yi - 1) || dark(xi, yi + 1)
+        };
+        let mut best = 0.0f32;
+        for deg in (20..=70).step_by(5) {
+            let t = (deg as f32).to_radians();
+            for down in [true, false] {
+                let (dx, dy) = (t.cos(), if down { t.sin() } else { -t.sin() });
+                // Starts along the left side and the top (down) or bottom (up) side.
+                let y_edge = if down { 0.0 } else { ch as f32 - 1.0 };
+                let starts = (0..ch)
+                    .map(|y| (0.0, y as f32))
+                    .chain((1..cw).map(|x| (x as f32, y_edge)));
+                for (sx, sy) in starts {
+                    let (mut x, mut y) = (sx, sy);
+                    let (mut run, mut gap, mut from) = (false, 0, (0.0f32, 0.0f32));
+                    let mut last = (0.0f32, 0.0f32);
+                    while x < cw as f32 && y >= 0.0 && y < ch as f32 {
+                        if near(x, y) {
+                            if !run {
+                                run = true;
+                                from = (x, y);
+                            }
+                            last = (x, y);
+                            gap = 0;
+                        } else if run {
+                            gap += 1;
+                            if gap > 2 {
+                                run = false;
+                                best = best.max((last.0 - from.0).hypot(last.1 - from.1));
+                            }
+                        }
+                        x += dx;
+                        y += dy;
+                    }
+                    if run {
+                        best = best.max((last.0 - from.0).hypot(last.1 - from.1));
+                    }
+                }
+            }
+        }
+        best
+    }
     /// Dark pixels in x0..x1 x y0..y1 that are not on a printed rule: runs of at
     /// least `run_x` pixels along a row or `run_y` down a column are taken out (a box
     /// printed round an option, the frame of the result box, the dark beyond a
@@ -1222,6 +1294,23 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
             }
         }
     }
+    // One win read and nothing else: the draw's print read as anything (a stacked
+    // `½` reads as signs of other scripts) and the other win spoilt by its mark. The
+    // two boxes of print next to the win, where the printed order `1-0 ½-½ 0-1` puts
+    // them and evenly spaced, are taken as the draw and the other win.
+    if best.is_none() {
+        let label_boxes: Vec<[u32; 4]> = labels.iter().map(|l| l.bbox).collect();
+        for o in wins.iter().chain(losses.iter()) {
+            if let Some(b) = beside_in_order(o, lines, &label_boxes) {
+                best = Some(if o.result == "1-0" {
+                    (0.0, o.bbox, b)
+                } else {
+                    (0.0, b, o.bbox)
+                });
+                break;
+            }
+        }
+    }
     let (_, win_box, loss_box) = best?;
     let win = Opt {
         result: "1-0",
@@ -1282,7 +1371,6 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
         let (bx, by) = centre(b.1);
         (ay + ax).total_cmp(&(by + bx))
     });
-    let _ = labels;
     let others: Vec<[u32; 4]> = lines.iter().map(|l| l.bbox).collect();
     let (marked, note) = marked_option(ink, &options, &others);
     Some(ResultOptions {
@@ -1290,6 +1378,92 @@ fn result_options(ink: &Ink, lines: &[TextLine], labels: &[Label]) -> Option<Res
         marked,
         note,
     })
+}
+
+/// The two boxes of print beside a win `o` read alone, in the order the form prints
+/// `1-0 ½-½ 0-1`: right of (or below) a `1-0`, left of (or above) a `0-1`; each the
+/// win's height give or take, no wider than three of its widths, none a label's, the
+/// gap to the first under three of the win's heights and the two steps between
+/// centres within a third of each other. Returns the other win's box (the draw's is
+/// then found between the two as any draw's is).
+fn beside_in_order(o: &Opt, lines: &[TextLine], labels: &[[u32; 4]]) -> Option<[u32; 4]> {
+    let forward = o.result == "1-0";
+    let h = o.bbox[3] as f32;
+    let (ox, oy) = centre(o.bbox);
+    let clear = |b: &[u32; 4]| {
+        let touches = |a: &[u32; 4]| {
+            overlap(a[0], a[0] + a[2], b[0], b[0] + b[2]) > 0
+                && overlap(a[1], a[1] + a[3], b[1], b[1] + b[3]) > 0
+        };
+        !touches(&o.bbox) && !labels.iter().any(touches)
+    };
+    let sized = |b: &[u32; 4]| {
+        (b[3] as f32) > 0.6 * h && (b[3] as f32) < 2.0 * h && b[2] <= 3 * o.bbox[2].max(1)
+    };
+    for row in [true, false] {
+        // Boxes along the row (or column), ahead of the win, by their distance.
+        let mut ahead: Vec<([u32; 4], f32)> = lines
+            .iter()
+            .map(|l| l.bbox)
+            .filter(|b| clear(b) && sized(b))
+            .filter_map(|b| {
+                let (x, y) = centre(b);
+                let (along, across) = if row {
+                    (x - ox, y - oy)
+                } else {
+                    (y - oy, x - ox)
+                };
+                let along = if forward { along } else { -along };
+                let in_line = if row {
+                    across.abs() < 0.6 * h
+                } else {
+                    across.abs() < 1.5 * h
+                };
+                (in_line && along > 0.0).then_some((b, along))
+            })
+            .collect();
+        ahead.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let [(first, d1), (second, d2), ..] = ahead[..] else {
+            continue;
+        };
+        let gap = if row {
+            if forward {
+                first[0] as f32 - (o.bbox[0] + o.bbox[2]) as f32
+            } else {
+                o.bbox[0] as f32 - (first[0] + first[2]) as f32
+            }
+        } else if forward {
+            first[1] as f32 - (o.bbox[1] + o.bbox[3]) as f32
+        } else {
+            o.bbox[1] as f32 - (first[1] + first[3]) as f32
+        };
+        let step = d2 - d1;
+        if gap < 3.0 * h && step > 0.0 && (step / d1 - 1.0).abs() < 1.0 / 3.0 {
+            return Some(second);
+        }
+    }
+    None
+}
+
+/// How many times the next option's longest slanted stroke a tick's or a cross's
+/// must be (print's own strokes differ by up to 1.5 times between options).
+const STROKE_RATIO: f32 = 1.8;
+/// The shortest slanted stroke taken for a mark, as a share of the shortest option
+/// box's height (print's own reach about 0.6 to 1.0 of it).
+const STROKE_MIN: f32 = 0.75;
+
+/// The option marked by a tick or a cross, known by its window's longest slanted
+/// stroke (`strokes`, one per option) alone: [`STROKE_RATIO`] times every other
+/// option's and [`STROKE_MIN`] of `scale` (the shortest option box's height) at
+/// least. Sure in proportion to how far past the next it reaches, never as sure as a
+/// mark the ink shows too.
+fn slanted_mark(strokes: &[f32], scale: f32) -> Option<(usize, f32)> {
+    let mut order: Vec<usize> = (0..strokes.len()).collect();
+    order.sort_by(|&a, &b| strokes[b].total_cmp(&strokes[a]));
+    let (&first, &second) = (order.first()?, order.get(1)?);
+    let (top, next) = (strokes[first], strokes[second]);
+    (top >= STROKE_MIN * scale && top >= STROKE_RATIO * next && top > 0.0)
+        .then(|| (first, (1.0 - 0.5 * next / top).clamp(0.5, 0.9)))
 }
 
 /// Ink a mark adds, at least, as a share of a window's print (a short tick).
@@ -1430,6 +1604,19 @@ fn marked_option(
             (all, over.min(all))
         })
         .collect();
+    // The longest slanted stroke in each option's window (a tick's arm, a cross's bar).
+    let strokes: Vec<f32> = options
+        .iter()
+        .map(|o| {
+            let (cx, cy) = centre(o.1);
+            ink.slant_stroke(
+                (cx - half_w) as i64,
+                (cy - half_h).max(top) as i64,
+                (cx + half_w) as i64,
+                (cy + half_h).min(bottom) as i64,
+            )
+        })
+        .collect();
     // Past the print: the ring round the print box (over the least inked ring), plus
     // what the print box holds past half again the least inked print (a cross doubles
     // a win's), `DRAW_PRINT` times it for the draw.
@@ -1454,21 +1641,23 @@ fn marked_option(
         .map(|a| format!("{a:.0}"))
         .collect::<Vec<_>>()
         .join("/");
-    if top < floor {
-        return (
-            None,
-            Some(format!(
-                "no option marked (ink past the print {amounts}, a mark needs {floor:.0})"
-            )),
-        );
-    }
-    if next * MARK_RATIO > top {
-        return (
-            None,
-            Some(format!(
-                "two options hold about as much ink past the print ({amounts}): marked twice or not at all"
-            )),
-        );
+    let ink_says = if top < floor {
+        format!("no option marked (ink past the print {amounts}, a mark needs {floor:.0})")
+    } else if next * MARK_RATIO > top {
+        format!(
+            "two options hold about as much ink past the print ({amounts}): marked twice or not at all"
+        )
+    } else {
+        String::new()
+    };
+    if !ink_says.is_empty() {
+        // A tick or a cross drawn within the print adds little ink past it (least
+        // past a draw's heavier print) but leaves a long slanted stroke.
+        let scale = options.iter().map(|o| o.1[3]).min().unwrap_or(0) as f32;
+        return match slanted_mark(&strokes, scale) {
+            Some(m) => (Some(m), None),
+            None => (None, Some(ink_says)),
+        };
     }
     // Sure in proportion to how far past both bars the mark is.
     let sure = (1.0 - (next / top).max(floor / top) * 0.5).clamp(0.5, 1.0);
@@ -1593,6 +1782,76 @@ mod tests {
         let (page, options) = options_page(4, &tick);
         let (marked, note) = marked_option(&Ink::new(&page), &options, &[]);
         assert_eq!(marked.map(|m| m.0), Some(1), "{note:?}");
+    }
+
+    /// A straight pen stroke a pixel thick from (x0, y0) to (x1, y1) on `page`.
+    fn stroke(page: &mut GrayImage, (x0, y0): (f32, f32), (x1, y1): (f32, f32)) {
+        let n = (x1 - x0).hypot(y1 - y0).ceil() as u32;
+        for k in 0..=n {
+            let t = k as f32 / n as f32;
+            let (x, y) = (x0 + t * (x1 - x0), y0 + t * (y1 - y0));
+            page.put_pixel(x.round() as u32, y.round() as u32, image::Luma([20]));
+        }
+    }
+
+    #[test]
+    fn a_cross_within_a_heavy_draws_print_is_a_mark_by_its_strokes() {
+        // The draw prints 4 blocks (2x a win): a fine cross drawn within its box adds
+        // less ink than the draw's print allowance takes in (the ink alone sees no
+        // mark), but its bars are far longer than any stroke of the print.
+        let (mut page, options) = options_page(4, &[]);
+        stroke(&mut page, (162.0, 41.0), (207.0, 58.0));
+        stroke(&mut page, (162.0, 58.0), (207.0, 41.0));
+        let ink = Ink::new(&page);
+        let bar = ink.slant_stroke(140, 20, 230, 80);
+        assert!(bar > 40.0, "{bar}");
+        // (Two blocks 2 pixels apart: the gap is bridged, the run is the print's width.)
+        let print = ink.slant_stroke(20, 20, 110, 80);
+        assert!(print < bar / STROKE_RATIO, "{print} {bar}");
+        let (marked, note) = marked_option(&ink, &options, &[]);
+        assert_eq!(marked.map(|m| m.0), Some(1), "{note:?}");
+        assert!(marked.is_some_and(|m| m.1 <= 0.9), "{marked:?}");
+    }
+
+    #[test]
+    fn a_slanted_mark_must_be_long_and_far_longer_than_the_next() {
+        assert_eq!(
+            slanted_mark(&[20.0, 60.0, 22.0], 32.0).map(|m| m.0),
+            Some(1)
+        );
+        // Print's own strokes differ by up to half again: no mark.
+        assert_eq!(slanted_mark(&[31.0, 14.0, 21.0], 39.0), None);
+        // Long enough against the next but short beside the print's height.
+        assert_eq!(slanted_mark(&[4.0, 12.0, 3.0], 32.0), None);
+        assert_eq!(slanted_mark(&[0.0, 0.0, 0.0], 32.0), None);
+    }
+
+    #[test]
+    fn one_win_read_takes_the_two_boxes_beside_it_in_the_printed_order() {
+        let page = GrayImage::from_pixel(1000, 2000, image::Luma([235]));
+        let at = |text: &str, x: u32, w: u32| line(text, [x, 1600, w, 40]);
+        // `0-1` read; the draw read as other scripts' signs, the crossed win as `X`;
+        // the label further left.
+        let lines = [
+            at("Wynik:", 64, 88),
+            at("X", 157, 80),
+            at("12-月", 255, 76),
+            at("0-1", 343, 57),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let found: Vec<(String, [u32; 4])> =
+            form.result_options.map(|o| o.options).unwrap_or_default();
+        let results: Vec<&str> = found.iter().map(|o| o.0.as_str()).collect();
+        assert_eq!(results, ["1-0", "1/2-1/2", "0-1"], "{found:?}");
+        assert_eq!(found[0].1[0], 157, "{found:?}");
+        // A `1-0` read with the label and one word after it: no row of three.
+        let lines = [
+            at("Result:", 64, 88),
+            at("1-0", 170, 50),
+            at("Smith", 240, 90),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        assert!(form.result_options.is_none(), "{:?}", form.result_options);
     }
 
     #[test]

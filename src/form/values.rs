@@ -178,6 +178,8 @@ impl SpotText {
 pub struct Looked {
     pub spots: Vec<SpotText>,
     pub marked: Option<(String, f32, [u32; 4])>,
+    /// Why no printed result option was taken (see [`Located::options_note`]).
+    pub options_note: Option<String>,
     /// The form's labels or headings are Russian: names and the event are likely
     /// written in Cyrillic.
     pub cyrillic: bool,
@@ -197,6 +199,7 @@ pub fn look(
         spots,
         marked,
         options,
+        options_note,
         print,
     } = reader.locate(page, table);
     let cyrillic = cyrillic
@@ -336,6 +339,7 @@ pub fn look(
     Looked {
         spots,
         marked,
+        options_note,
         cyrillic,
     }
 }
@@ -392,7 +396,10 @@ pub fn read(
         // (Only the inked spots were read: take the next reading for those alone.)
         let Some(cell) = s.crop.as_ref().and_then(|_| reading.next()) else {
             v.note = Some(if s.printed {
-                "the printed result options: the one marked is the result".into()
+                match (&looked.marked, &looked.options_note) {
+                    (None, Some(why)) => format!("the printed result options: {why}"),
+                    _ => "the printed result options: the one marked is the result".into(),
+                }
             } else {
                 "nothing written".into()
             });
@@ -1504,6 +1511,7 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
             .as_ref()
             .map(|o| o.options.iter().map(|(_, b)| *b).collect())
             .unwrap_or_default();
+        let options_note = form.result_options.as_ref().and_then(|o| o.note.clone());
         Located {
             options,
             print: form.print,
@@ -1517,6 +1525,7 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
                 })
                 .collect(),
             marked,
+            options_note,
         }
     }
 
@@ -2006,6 +2015,7 @@ mod tests {
         let looked = Looked {
             spots: vec![spot("round"), spot("white"), spot("board")],
             marked: None,
+            options_note: None,
             cyrillic: false,
         };
         let names = ["Bach".to_string(), "Bede".to_string()];

@@ -26,6 +26,8 @@ pub struct Located {
     pub marked: Option<(String, f32, [u32; 4])>,
     /// The printed result options' boxes (`1-0  ½-½  0-1`), marked or not.
     pub options: Vec<[u32; 4]>,
+    /// Why no printed option was taken as marked, where options were found.
+    pub options_note: Option<String>,
     /// Boxes of the form's own print (labels, captions): what a value box takes in
     /// of them is paper to its reading.
     pub print: Vec<[u32; 4]>,
