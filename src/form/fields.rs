@@ -235,6 +235,8 @@ pub fn fold(s: &str) -> String {
             'ę' | 'é' | 'è' | 'ê' | 'ë' | 'ě' | 'е' | 'ё' => "e",
             'í' | 'ì' | 'î' | 'ï' => "i",
             'ł' => "l",
+            // The reader's `π` is a Russian `л` or `п` (`Pe3yπbTaT`, `Croπ`).
+            'π' => "n",
             'ń' | 'ñ' => "n",
             'ó' | 'ò' | 'ô' | 'ö' | 'õ' | 'о' => "o",
             'ś' | 'š' => "s",
@@ -271,6 +273,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Russian labels read with two slips in a short word, taken only as read (a
+/// slip more would make them common words): `Стол` read `Croπ`, `Cror`, `Craπ` in
+/// the generator's print faces (`rcf-lines-fide`).
+const EXACT_LABELS: &[(FieldKind, &[&str])] = &[(FieldKind::Board, &["cron", "cror", "cran"])];
+
 /// The field a word names, and how far it is from the nearest label (edits): exact
 /// for labels of up to three letters, one edit up to five, two up to eight, three
 /// beyond (`Результат` read `Peaynbrar` in one print face).
@@ -278,6 +285,9 @@ pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
     let w = fold(word);
     if w.is_empty() || w.chars().all(|c| c.is_ascii_digit()) {
         return None;
+    }
+    if let Some((kind, _)) = EXACT_LABELS.iter().find(|(_, ls)| ls.contains(&w.as_str())) {
+        return Some((*kind, 0));
     }
     let mut best: Option<(FieldKind, usize)> = None;
     for (kind, labels) in LABELS {
@@ -811,6 +821,21 @@ pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextL
 }
 
 fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
+    // The rows (line tops and heights) that read a `White` or a `Black`: a column
+    // heading reads both colours on one row, a field label its own colour alone.
+    let colours: Vec<(FieldKind, u32, u32)> = lines
+        .iter()
+        .flat_map(|l| {
+            words(l)
+                .into_iter()
+                .filter_map(move |w| match match_label(&w.text) {
+                    Some((k @ (FieldKind::White | FieldKind::Black), _)) => {
+                        Some((k, l.bbox[1], l.bbox[3]))
+                    }
+                    _ => None,
+                })
+        })
+        .collect();
     let mut found = Vec::new();
     for line in lines {
         let ws = words(line);
@@ -826,13 +851,20 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
                 continue;
             };
             let [_, y, _, h] = line.bbox;
-            // A column heading just over the table (`White`, `Black`) names no field.
+            // A column heading just over the table (`White`, `Black`) names no field:
+            // the other colour read on its row too, or the row right at the table's top.
+            let partnered = || {
+                colours.iter().any(|&(k, cy, ch)| {
+                    k != kind && 2 * overlap(cy, cy + ch, y, y + h) >= h.min(ch)
+                })
+            };
             if let Some([tx, ty, tw, _]) = table
                 && matches!(kind, FieldKind::White | FieldKind::Black)
                 && !w.colon
                 && overlap(w.x0, w.x1, tx, tx + tw) > 0
                 && y + h + 3 * h >= ty
                 && y < ty + h
+                && (partnered() || y + 2 * h >= ty)
             {
                 continue;
             }
@@ -1866,6 +1898,9 @@ mod tests {
             ("Br.", FieldKind::Board),
             ("CTOπ", FieldKind::Board),
             ("CTon:", FieldKind::Board),
+            ("Croπ", FieldKind::Board),
+            ("Cror", FieldKind::Board),
+            ("Craπ", FieldKind::Board),
             ("Szachownica", FieldKind::Board),
             ("Aata:", FieldKind::Date),
             ("Weiβ:", FieldKind::White),
@@ -1879,9 +1914,35 @@ mod tests {
         ] {
             assert_eq!(match_label(word).map(|m| m.0), Some(kind), "{word}");
         }
-        for word in ["Buffalo", "1901", "Marshall", "OFFICIAL", "Nr", "Rook"] {
+        for word in [
+            "Buffalo", "1901", "Marshall", "OFFICIAL", "Nr", "Rook", "Crow", "Iron",
+        ] {
             assert_eq!(match_label(word), None, "{word}");
         }
+    }
+
+    #[test]
+    fn a_colour_label_alone_on_its_line_above_the_table_names_a_field() {
+        let table = Some([80, 365, 1080, 1100]);
+        // The last labelled line over the table (`Чёрные`), then the table's heading
+        // row with both colours, as the text reader read them.
+        let lines = [
+            line("YëpHle", [87, 301, 90, 31]),
+            line("Ne", [111, 371, 30, 30]),
+            line("Eeble", [240, 372, 74, 29]),
+            line("YëpHble", [459, 374, 89, 29]),
+        ];
+        let labels = find_labels(&lines, table);
+        let black: Vec<&Label> = labels
+            .iter()
+            .filter(|l| l.kind == FieldKind::Black)
+            .collect();
+        assert_eq!(black.len(), 1, "{labels:?}");
+        assert_eq!(black[0].bbox[1], 301, "{labels:?}");
+        assert!(
+            !labels.iter().any(|l| l.kind == FieldKind::White),
+            "{labels:?}"
+        );
     }
 
     #[test]
