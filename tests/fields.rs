@@ -101,6 +101,21 @@ fn a_result_written_in_words_is_read() {
 }
 
 #[test]
+fn a_cross_on_a_printed_option_is_read_in_a_column_and_beside_a_spoilt_win() {
+    // A draw crossed among options printed in a column under `Ergebnis:`: the cross
+    // lies within the print and adds less ink past it than a draw's print may hold;
+    // its long slanted bars mark it.
+    let r = read("dsb_column_crossed_draw.jpg", &SheetOptions::default());
+    assert_eq!(value(&r, "result"), Some("1/2-1/2"), "{:#?}", r.fields);
+    assert_eq!(r.result, "1/2-1/2");
+    // `1:0` crossed in a boxed row below the fields: only `0:1` reads as an option
+    // (the draw reads as anything); the boxes beside it are the other two.
+    let r = read("pzszach_row_crossed_win.jpg", &SheetOptions::default());
+    assert_eq!(value(&r, "result"), Some("1-0"), "{:#?}", r.fields);
+    assert_eq!(r.result, "1-0");
+}
+
+#[test]
 fn a_result_written_in_russian_words_is_read() {
     // `ничья` on a Russian form's result line: no reader has Cyrillic letters; the
     // text reader's Latin look-alikes of its strokes spell it.
