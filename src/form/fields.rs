@@ -15,9 +15,12 @@
 //!
 //! Printed result options are words reading `1-0`, `1:0`, `0-1`, `0:1`, `½-½`, `1/2`
 //! ...: a win for each side in one row or column, the draw between them (read, or the
-//! box there, which a stacked `½` often reads as anything). The option marked is the
-//! one with clearly more ink round and over it than every other, in windows of the
-//! same size: a clear winner or none (a blank form, two marks), never a guess.
+//! box there, which a stacked `½` often reads as anything; with one win read alone, the
+//! two boxes beside it in the printed order). The option marked is the one with
+//! clearly more ink round and over it than every other, in windows of the same size,
+//! or else the one whose longest slanted stroke (a tick's arm, a cross's bar) is far
+//! longer than every other's: a clear winner or none (a blank form, two marks), never
+//! a guess.
 
 use image::GrayImage;
 
