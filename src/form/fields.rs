@@ -1639,17 +1639,18 @@ fn marked_option(
             (all, over.min(all))
         })
         .collect();
-    // The longest slanted stroke in each option's window (a tick's arm, a cross's bar).
-    let strokes: Vec<f32> = options
+    // Each option's window, where its longest slanted stroke is looked for when the
+    // ink names no option.
+    let windows: Vec<[i64; 4]> = options
         .iter()
         .map(|o| {
             let (cx, cy) = centre(o.1);
-            ink.slant_stroke(
+            [
                 (cx - half_w) as i64,
                 (cy - half_h).max(top) as i64,
                 (cx + half_w) as i64,
                 (cy + half_h).min(bottom) as i64,
-            )
+            ]
         })
         .collect();
     // Past the print: the ring round the print box (over the least inked ring), plus
@@ -1689,6 +1690,10 @@ fn marked_option(
         // A tick or a cross drawn within the print adds little ink past it (least
         // past a draw's heavier print) but leaves a long slanted stroke.
         let scale = options.iter().map(|o| o.1[3]).min().unwrap_or(0) as f32;
+        let strokes: Vec<f32> = windows
+            .iter()
+            .map(|&[x0, y0, x1, y1]| ink.slant_stroke(x0, y0, x1, y1))
+            .collect();
         return match slanted_mark(&strokes, scale) {
             Some(m) => (Some(m), None),
             None => (None, Some(ink_says)),
