@@ -493,6 +493,23 @@ impl<'a> Ink<'a> {
             && y < self.page.height()
             && self.page.get_pixel(x, y).0[0] < self.faint
     }
+    /// Which pixels of x0..x1 x y0..y1 (within the page, not empty) are dark, row by
+    /// row: under the page's cut and under the window's own paper (its median level)
+    /// by the same margin, so that a photograph's shadow is no ink.
+    fn local_dark(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> Vec<bool> {
+        let cw = (x1 - x0) as usize;
+        let level: Vec<u8> = (0..cw * (y1 - y0) as usize)
+            .map(|i| {
+                let (x, y) = (x0 + (i % cw) as i64, y0 + (i / cw) as i64);
+                self.page.get_pixel(x as u32, y as u32).0[0]
+            })
+            .collect();
+        let mut sorted = level.clone();
+        let mid = sorted.len() / 2;
+        let paper = *sorted.select_nth_unstable(mid).1;
+        let cut = self.cut.min(paper.saturating_sub(70));
+        level.iter().map(|&v| v < cut).collect()
+    }
     /// The longest straight stroke in x0..x1 x y0..y1 slanted 20 to 70 degrees from
     /// the row either way, in pixels: the arm of a tick or a cross's bar. Print's
     /// strokes at a slant are a glyph's height at most (the slash of `½`), and a
@@ -506,20 +523,11 @@ impl<'a> Ink<'a> {
             return 0.0;
         }
         let (cw, ch) = ((x1 - x0) as usize, (y1 - y0) as usize);
-        let level: Vec<u8> = (0..cw * ch)
-            .map(|i| {
-                let (x, y) = (x0 + (i % cw) as i64, y0 + (i / cw) as i64);
-                self.page.get_pixel(x as u32, y as u32).0[0]
-            })
-            .collect();
-        let mut sorted = level.clone();
-        let mid = sorted.len() / 2;
-        let paper = *sorted.select_nth_unstable(mid).1;
-        let cut = self.cut.min(paper.saturating_sub(70));
+        let mask = self.local_dark(x0, y0, x1, y1);
         let dark = |x: i64, y: i64| {
             (0..cw as i64).contains(&x)
                 && (0..ch as i64).contains(&y)
-                && level[y as usize * cw + x as usize] < cut
+                && mask[y as usize * cw + x as usize]
         };
         let near = |x: f32, y: f32| {
             let (xi, yi) = (x.round() as i64, y.round() as i64);
@@ -589,17 +597,7 @@ impl<'a> Ink<'a> {
         let (ex0, ey0) = ((x0 - run_x as i64).max(0), (y0 - run_y as i64).max(0));
         let (ex1, ey1) = ((x1 + run_x as i64).min(w), (y1 + run_y as i64).min(h));
         let (cw, ch) = ((ex1 - ex0) as usize, (ey1 - ey0) as usize);
-        let level: Vec<u8> = (0..cw * ch)
-            .map(|i| {
-                let (x, y) = (ex0 + (i % cw) as i64, ey0 + (i / cw) as i64);
-                self.page.get_pixel(x as u32, y as u32).0[0]
-            })
-            .collect();
-        let mut sorted = level.clone();
-        let mid = sorted.len() / 2;
-        let paper = *sorted.select_nth_unstable(mid).1;
-        let cut = self.cut.min(paper.saturating_sub(70));
-        let dark: Vec<bool> = level.iter().map(|&v| v < cut).collect();
+        let dark = self.local_dark(ex0, ey0, ex1, ey1);
         let mut rule = vec![false; cw * ch];
         for y in 0..ch {
             let mut x = 0;
@@ -824,33 +822,42 @@ pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextL
 }
 
 fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
+    // Each line's words, with the label each reads as.
+    type Read = Vec<(LineWord, Option<(FieldKind, usize)>)>;
+    let read: Vec<(&TextLine, Read)> = lines
+        .iter()
+        .map(|l| {
+            let ws = words(l).into_iter().map(|w| {
+                let m = match_label(&w.text);
+                (w, m)
+            });
+            (l, ws.collect())
+        })
+        .collect();
     // The rows (line tops and heights) that read a `White` or a `Black`: a column
     // heading reads both colours on one row, a field label its own colour alone.
-    let colours: Vec<(FieldKind, u32, u32)> = lines
+    let colours: Vec<(FieldKind, u32, u32)> = read
         .iter()
-        .flat_map(|l| {
-            words(l)
-                .into_iter()
-                .filter_map(move |w| match match_label(&w.text) {
-                    Some((k @ (FieldKind::White | FieldKind::Black), _)) => {
-                        Some((k, l.bbox[1], l.bbox[3]))
-                    }
-                    _ => None,
-                })
+        .flat_map(|(l, ws)| {
+            ws.iter().filter_map(move |(_, m)| match m {
+                Some((k @ (FieldKind::White | FieldKind::Black), _)) => {
+                    Some((*k, l.bbox[1], l.bbox[3]))
+                }
+                _ => None,
+            })
         })
         .collect();
     let mut found = Vec::new();
-    for line in lines {
-        let ws = words(line);
-        if ws.iter().any(|w| is_signature_word(&w.text)) {
+    for (line, ws) in &read {
+        if ws.iter().any(|(w, _)| is_signature_word(&w.text)) {
             continue;
         }
-        for w in &ws {
+        for (w, m) in ws {
             // `(white)` under a signature line names the signer, not a field.
             if w.text.starts_with('(') {
                 continue;
             }
-            let Some((kind, distance)) = match_label(&w.text) else {
+            let Some((kind, distance)) = *m else {
                 continue;
             };
             let [_, y, _, h] = line.bbox;
@@ -1678,15 +1685,17 @@ fn marked_option(
         .collect::<Vec<_>>()
         .join("/");
     let ink_says = if top < floor {
-        format!("no option marked (ink past the print {amounts}, a mark needs {floor:.0})")
+        Some(format!(
+            "no option marked (ink past the print {amounts}, a mark needs {floor:.0})"
+        ))
     } else if next * MARK_RATIO > top {
-        format!(
+        Some(format!(
             "two options hold about as much ink past the print ({amounts}): marked twice or not at all"
-        )
+        ))
     } else {
-        String::new()
+        None
     };
-    if !ink_says.is_empty() {
+    if let Some(why) = ink_says {
         // A tick or a cross drawn within the print adds little ink past it (least
         // past a draw's heavier print) but leaves a long slanted stroke.
         let scale = options.iter().map(|o| o.1[3]).min().unwrap_or(0) as f32;
@@ -1696,7 +1705,7 @@ fn marked_option(
             .collect();
         return match slanted_mark(&strokes, scale) {
             Some(m) => (Some(m), None),
-            None => (None, Some(ink_says)),
+            None => (None, Some(why)),
         };
     }
     // Sure in proportion to how far past both bars the mark is.
