@@ -334,6 +334,12 @@ pub(super) fn longest_run(flags: impl Iterator<Item = bool>, gap: usize) -> usiz
 /// the gaps between written letters are wider.
 pub(super) const RULE_GAP: usize = 1;
 
+/// Words after a colour that make it a printed result option (`White won`, `Weiß
+/// gewinnt`), folded.
+const WIN_WORDS: &[&str] = &[
+    "won", "wins", "win", "gewinnt", "gewann", "wygrywa", "wygral",
+];
+
 /// Fewest letters of a label cut off the word read glued to it.
 const GLUED_LABEL: usize = 8;
 
@@ -847,9 +853,28 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
             })
         })
         .collect();
+    let options_rows: Vec<(u32, u32)> = read
+        .iter()
+        .filter(|(_, ws)| {
+            ws.windows(2).any(|p| {
+                matches!(p[0].1, Some((FieldKind::White | FieldKind::Black, _)))
+                    && WIN_WORDS.contains(&fold(&p[1].0.text).as_str())
+            })
+        })
+        .map(|(l, _)| (l.bbox[1], l.bbox[3]))
+        .collect();
     let mut found = Vec::new();
     for (line, ws) in &read {
         if ws.iter().any(|(w, _)| is_signature_word(&w.text)) {
+            continue;
+        }
+        // `RESULT:  WHITE WON  DRAW  BLACK WON`: the result options printed in words
+        // on the row; their print is no name and no written result.
+        let [_, y, _, h] = line.bbox;
+        if options_rows
+            .iter()
+            .any(|&(oy, oh)| 2 * overlap(oy, oy + oh, y, y + h) >= h.min(oh))
+        {
             continue;
         }
         for (w, m) in ws {
@@ -1958,6 +1983,29 @@ mod tests {
         assert_eq!(black[0].bbox[1], 301, "{labels:?}");
         assert!(
             !labels.iter().any(|l| l.kind == FieldKind::White),
+            "{labels:?}"
+        );
+    }
+
+    #[test]
+    fn result_options_printed_in_words_are_no_labels() {
+        // Under the table: the printed options, then a label for a name.
+        let lines = [
+            line("CIRCLE CORRECT RESULT:", [20, 1700, 400, 30]),
+            line("WHITE WON", [500, 1702, 200, 30]),
+            line("DRAW", [800, 1702, 100, 30]),
+            line("BLACK WON", [1000, 1704, 200, 30]),
+            line("Black: Smith", [20, 1750, 400, 30]),
+        ];
+        let labels = find_labels(&lines, Some([20, 100, 1300, 1550]));
+        let colours: Vec<(FieldKind, u32)> = labels
+            .iter()
+            .filter(|l| matches!(l.kind, FieldKind::White | FieldKind::Black))
+            .map(|l| (l.kind, l.bbox[1]))
+            .collect();
+        assert_eq!(colours, vec![(FieldKind::Black, 1750)], "{labels:?}");
+        assert!(
+            !labels.iter().any(|l| l.kind == FieldKind::Result),
             "{labels:?}"
         );
     }

@@ -61,8 +61,11 @@ const PRINT_PAD: u32 = 3;
 const INK_DELTA: u8 = 70;
 
 /// A value box with fewer ink pixels than this share of its area (and than
-/// [`MIN_INK_PIXELS`]) holds nothing written.
+/// [`MIN_INK_PIXELS`]) holds nothing written. The area counts at most
+/// [`INK_AREA_WIDTH`] box heights of its width: one thin digit written on a long line
+/// is no less written than on a short one.
 const MIN_INK_SHARE: f32 = 0.004;
+const INK_AREA_WIDTH: u32 = 4;
 const MIN_INK_PIXELS: usize = 40;
 /// Fewest rows the ink of a written value spans.
 const MIN_INK_HEIGHT: u32 = 6;
@@ -1456,7 +1459,7 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
     // Ink a few pixels high is a printed line the rule test missed (grey or
     // drifting), never writing.
     if count < MIN_INK_PIXELS
-        || (count as f32) < MIN_INK_SHARE * (w * h) as f32
+        || (count as f32) < MIN_INK_SHARE * (w.min(INK_AREA_WIDTH * h) * h) as f32
         || by1 - by0 < MIN_INK_HEIGHT
     {
         return None;
@@ -1784,6 +1787,23 @@ mod tests {
             ink_crop(&page, [0, 0, 300, 60], &[]).is_none(),
             "a line, not writing"
         );
+    }
+
+    #[test]
+    fn one_thin_digit_on_a_long_line_is_written() {
+        // A `7` of 80 pixels over a 480 x 54 box: under 0.4% of the box, but
+        // written.
+        let mut page = GrayImage::from_pixel(480, 54, image::Luma([235]));
+        paint(&mut page, 40..55, 12..15, 60);
+        paint(&mut page, 50..52, 15..34, 60);
+        assert!(
+            ink_crop(&page, [0, 0, 480, 54], &[]).is_some(),
+            "the 7 is written"
+        );
+        // Specks of the same ink count are no writing.
+        let mut page = GrayImage::from_pixel(480, 54, image::Luma([235]));
+        paint(&mut page, 40..42, 12..15, 60);
+        assert!(ink_crop(&page, [0, 0, 480, 54], &[]).is_none(), "a speck");
     }
 
     /// Paints columns `xs` x rows `ys` of `page` at level `v`.
