@@ -459,6 +459,11 @@ fn overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> u32 {
     a1.min(b1).saturating_sub(a0.max(b0))
 }
 
+/// Whether two lines (top, height) share a row: they overlap over half the lower one.
+fn same_row((ay, ah): (u32, u32), (by, bh): (u32, u32)) -> bool {
+    2 * overlap(ay, ay + ah, by, by + bh) >= ah.min(bh)
+}
+
 /// Dark pixels of a gray page: under the paper's level by a margin.
 struct Ink<'a> {
     page: &'a GrayImage,
@@ -871,10 +876,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
         // `RESULT:  WHITE WON  DRAW  BLACK WON`: the result options printed in words
         // on the row; their print is no name and no written result.
         let [_, y, _, h] = line.bbox;
-        if options_rows
-            .iter()
-            .any(|&(oy, oh)| 2 * overlap(oy, oy + oh, y, y + h) >= h.min(oh))
-        {
+        if options_rows.iter().any(|&o| same_row(o, (y, h))) {
             continue;
         }
         for (w, m) in ws {
@@ -885,13 +887,12 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
             let Some((kind, distance)) = *m else {
                 continue;
             };
-            let [_, y, _, h] = line.bbox;
             // A column heading just over the table (`White`, `Black`) names no field:
             // the other colour read on its row too, or the row right at the table's top.
             let partnered = || {
-                colours.iter().any(|&(k, cy, ch)| {
-                    k != kind && 2 * overlap(cy, cy + ch, y, y + h) >= h.min(ch)
-                })
+                colours
+                    .iter()
+                    .any(|&(k, cy, ch)| k != kind && same_row((cy, ch), (y, h)))
             };
             if let Some([tx, ty, tw, _]) = table
                 && matches!(kind, FieldKind::White | FieldKind::Black)

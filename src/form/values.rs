@@ -1800,7 +1800,7 @@ mod tests {
             ink_crop(&page, [0, 0, 480, 54], &[]).is_some(),
             "the 7 is written"
         );
-        // Specks of the same ink count are no writing.
+        // A speck of six pixels is no writing.
         let mut page = GrayImage::from_pixel(480, 54, image::Luma([235]));
         paint(&mut page, 40..42, 12..15, 60);
         assert!(ink_crop(&page, [0, 0, 480, 54], &[]).is_none(), "a speck");
