@@ -75,10 +75,13 @@ const MIN_INK_HEIGHT: u32 = 6;
 /// darkness (a light grey line, blurred where it drifts a row), gaps of
 /// [`super::fields::RULE_GAP`] bridged: bold digits written across a box darken half
 /// its row with their bars and feet, but the gaps between them are paper. A column
-/// darker than [`EDGE_SHARE`] is a box's edge (a tall letter may darken half a short
-/// box's column).
+/// darker than [`EDGE_SHARE`] below the box's top rule is a box's edge (a tall letter
+/// may darken half a short box's column; a photographed frame's side starts at the
+/// frame's top, inside a value box that reaches past the frame), and so are the
+/// columns beside it darker than [`EDGE_BLUR_SHARE`] (its blur).
 const RULE_SHARE: f32 = 0.5;
 const EDGE_SHARE: f32 = 0.9;
+const EDGE_BLUR_SHARE: f32 = 0.5;
 /// Rows more than this many together are no printed rule but the bodies of large
 /// digits in a narrow box (`19` over half a 70-pixel box's width on ten rows).
 const RULE_THICK: usize = 6;
@@ -1431,9 +1434,32 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         })
         .collect();
     let rule_row = rule_bands(rule_row, |yy| row_dark[yy] <= share);
-    let rule_col: Vec<bool> = (0..w)
-        .map(|xx| (0..h).filter(|&yy| dark(at(xx, yy))).count() as f32 > EDGE_SHARE * h as f32)
-        .collect();
+    // A side runs down from the box's top rule: the rows below the lowest rule row
+    // in the box's top third (all rows without one).
+    let top = (0..h / 3)
+        .rev()
+        .find(|&yy| rule_row[yy as usize])
+        .map_or(0, |yy| yy + 1);
+    let col_share = |xx: u32| {
+        (top..h).filter(|&yy| dark(at(xx, yy))).count() as f32 / (h - top) as f32
+    };
+    let mut rule_col: Vec<bool> = (0..w).map(|xx| col_share(xx) > EDGE_SHARE).collect();
+    for xx in 0..w as usize {
+        if !rule_col[xx] {
+            continue;
+        }
+        for step in [-1i64, 1] {
+            let mut c = xx as i64 + step;
+            while (0..w as i64).contains(&c)
+                && !rule_col[c as usize]
+                && col_share(c as u32) > EDGE_BLUR_SHARE
+            {
+                rule_col[c as usize] = true;
+                c += step;
+            }
+        }
+    }
+    let rule_col = rule_col;
     let ink =
         |xx: u32, yy: u32| !rule_row[yy as usize] && !rule_col[xx as usize] && dark(at(xx, yy));
     let mut count = 0usize;
@@ -1804,6 +1830,28 @@ mod tests {
         let mut page = GrayImage::from_pixel(480, 54, image::Luma([235]));
         paint(&mut page, 40..42, 12..15, 60);
         assert!(ink_crop(&page, [0, 0, 480, 54], &[]).is_none(), "a speck");
+    }
+
+    #[test]
+    fn a_photographed_frames_corner_is_no_value() {
+        // A value box reaching past a frame: the frame's top rule ends at its corner,
+        // and its side (blurred a column either way) runs down from there to the
+        // box's foot, over less than nine tenths of the box's rows.
+        let mut page = GrayImage::from_pixel(300, 60, image::Luma([235]));
+        paint(&mut page, 0..202, 10..12, 40);
+        paint(&mut page, 200..202, 10..60, 40);
+        paint(&mut page, 199..200, 12..60, 150);
+        paint(&mut page, 202..203, 12..60, 150);
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[]).is_none(),
+            "the corner of a frame is print"
+        );
+        // A `1` written under the same rule, not down to the box's foot, is writing.
+        paint(&mut page, 100..103, 16..52, 40);
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[]).is_some(),
+            "the 1 is written"
+        );
     }
 
     /// Paints columns `xs` x rows `ys` of `page` at level `v`.
