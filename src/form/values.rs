@@ -1440,9 +1440,8 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         .rev()
         .find(|&yy| rule_row[yy as usize])
         .map_or(0, |yy| yy + 1);
-    let col_share = |xx: u32| {
-        (top..h).filter(|&yy| dark(at(xx, yy))).count() as f32 / (h - top) as f32
-    };
+    let col_share =
+        |xx: u32| (top..h).filter(|&yy| dark(at(xx, yy))).count() as f32 / (h - top) as f32;
     let mut rule_col: Vec<bool> = (0..w).map(|xx| col_share(xx) > EDGE_SHARE).collect();
     for xx in 0..w as usize {
         if !rule_col[xx] {
