@@ -1440,25 +1440,24 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         .rev()
         .find(|&yy| rule_row[yy as usize])
         .map_or(0, |yy| yy + 1);
-    let col_share =
-        |xx: u32| (top..h).filter(|&yy| dark(at(xx, yy))).count() as f32 / (h - top) as f32;
-    let mut rule_col: Vec<bool> = (0..w).map(|xx| col_share(xx) > EDGE_SHARE).collect();
-    for xx in 0..w as usize {
-        if !rule_col[xx] {
-            continue;
+    let col_share: Vec<f32> = (0..w)
+        .map(|xx| (top..h).filter(|&yy| dark(at(xx, yy))).count() as f32 / (h - top) as f32)
+        .collect();
+    // Each run of columns over the blur's share is a side where one of them is over
+    // the side's.
+    let mut rule_col = vec![false; w as usize];
+    let mut start = 0;
+    while start < col_share.len() {
+        let len = col_share[start..]
+            .iter()
+            .take_while(|&&c| c > EDGE_BLUR_SHARE)
+            .count();
+        let run = start..start + len;
+        if col_share[run.clone()].iter().any(|&c| c > EDGE_SHARE) {
+            rule_col[run].iter_mut().for_each(|f| *f = true);
         }
-        for step in [-1i64, 1] {
-            let mut c = xx as i64 + step;
-            while (0..w as i64).contains(&c)
-                && !rule_col[c as usize]
-                && col_share(c as u32) > EDGE_BLUR_SHARE
-            {
-                rule_col[c as usize] = true;
-                c += step;
-            }
-        }
+        start += len.max(1);
     }
-    let rule_col = rule_col;
     let ink =
         |xx: u32, yy: u32| !rule_row[yy as usize] && !rule_col[xx as usize] && dark(at(xx, yy));
     let mut count = 0usize;
