@@ -2,7 +2,9 @@
 //! cell reader, made for moves, misreads (`g4` for a board `94`, `h0` for a round `10`,
 //! `a5072O6` for a date), read as written. The crops are the product's own value crops
 //! of `training.forms` tune pages in a `select` hand (`tests/fixtures/fields/values/`,
-//! named by what is written).
+//! named by what is written). Two dates are wider than the reader's canvas: squashed
+//! into it they lost signs (`27.1.2014`, `20509.28`); they are read on its wide one, in
+//! the same call as the narrow crops, each reading in its crop's place.
 
 use std::path::PathBuf;
 

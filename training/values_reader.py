@@ -10,10 +10,10 @@ a round, a board, a date and a written result (`SCORESHEET_DUMP_VALUES`, see
 reporting. A value field with nothing written whose crop still holds ink (a stray
 stroke, print, the printed result options with one of them marked) is learned as blank.
 
-    python -m training.values_reader collect --forms DIR --crops DIR --out FILE.npz
+    python -m training.values_reader collect --forms DIR --crops DIR --out FILE.npz [--width 192]
     python -m training.values_reader train --data FILE.npz [FILE.npz ...] --run NAME [--steps 1200]
     python -m training.values_reader evaluate --data FILE.npz [...] --runs base NAME ...
-    python -m training.values_reader export --run NAME
+    python -m training.values_reader export --run NAME [--width 192] [--wide 384]
 
 `collect` pairs each dumped crop with the page's truth (`fields` of the form's JSON) and
 keeps it where the crop's box covers most of where the value was written (a value looked
@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .common import ALPHABET, BLANK, MEAN, MODELS, PAD, ROOT, RUNS, STD, encode, greedy, preprocess, seed_all
+from .common import ALPHABET, BLANK, MEAN, MODELS, PAD, ROOT, RUNS, STD, W, encode, greedy, preprocess, seed_all
 
 FIELDS = ("round", "board", "date", "result")
-NAME, VERSION = "valuereader", "1.0.0"
+NAME, VERSION = "valuereader", "1.1.0"
 BASE = ROOT / "models" / "cellreader.onnx"
 
 
@@ -45,7 +45,7 @@ def _overlap(a: list[int], b: list[int]) -> float:
     return inter / max(1, b[2] * b[3])
 
 
-def collect(forms: Path, crops: Path, out: Path) -> None:
+def collect(forms: Path, crops: Path, out: Path, width: int = W) -> None:
     xs, labels, meta = [], [], []
     skipped = {"no truth": 0, "elsewhere": 0, "unspellable": 0}
     for png in sorted(crops.glob("*.png")):
@@ -83,7 +83,7 @@ def collect(forms: Path, crops: Path, out: Path) -> None:
         if encode(label) is None:
             skipped["unspellable"] += 1
             continue
-        xs.append(preprocess(Image.open(png)))
+        xs.append(preprocess(Image.open(png), width=width))
         labels.append(label)
         meta.append((stem, field, truth.get("hand", ""), truth.get("family", "")))
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -159,8 +159,8 @@ def train(data: list[Path], run: str, steps: int, batch: int, lr: float, seed: i
             print(f"train {run}: step {step}/{steps} loss {run_loss:.3f} {time.time() - t0:.0f}s", flush=True)
     after = _accuracy(model, x[te], [labels[i] for i in te])
     torch.save(model.state_dict(), out / "model.pt")
-    metrics = {"crops": len(tr), "hands": len(hands) - len(apart), "steps": steps, "batch": batch, "lr": lr,
-               "seed": seed, "data": [str(p.name) for p in data],
+    metrics = {"crops": len(tr), "hands": len(hands) - len(apart), "width": int(x.shape[2]), "steps": steps,
+               "batch": batch, "lr": lr, "seed": seed, "data": [str(p.name) for p in data],
                "hands_apart": {"crops": len(te), "hands": len(apart), "exact_base": round(before, 4),
                                "exact": round(after, 4)},
                "seconds": round(time.time() - t0)}
@@ -190,7 +190,7 @@ def evaluate(data: list[Path], runs: list[str]) -> None:
         print(f"evaluate {run}: {sum(right)}/{len(x)} exact {by}, blank read blank {sum(blank)}/{len(blank)}")
 
 
-def export(run: str) -> None:
+def export(run: str, width: int | None = None, wide: int | None = None) -> None:
     import torch
 
     from .pretrained import PretrainedReader
@@ -199,17 +199,23 @@ def export(run: str) -> None:
     model.load_state_dict(torch.load(RUNS / run / "model.pt"))
     model.eval()
     onnx_path = MODELS / f"{NAME}.onnx"
-    dummy = torch.zeros(2, 1, 48, 192)
+    # The trunk is convolutional: a reader trained on one canvas width reads another.
+    width = width or json.loads((RUNS / run / "metrics.json").read_text()).get("width", W)
+    dummy = torch.zeros(2, 1, 48, width)
+    # With a wide canvas the width is left free: the crops too wide for `width` are read
+    # on `wide`, the rest as before.
+    axes = {"image": {0: "batch", 3: "width"}, "logp": {0: "batch", 1: "steps"}} if wide else \
+        {"image": {0: "batch"}, "logp": {0: "batch"}}
     torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["image"], output_names=["logp"],
-                      dynamic_axes={"image": {0: "batch"}, "logp": {0: "batch"}}, opset_version=17,
-                      dynamo=False)
+                      dynamic_axes=axes, opset_version=17, dynamo=False)
     with torch.no_grad():
         steps = int(model(dummy).shape[1])
     base = json.loads(BASE.with_suffix(".json").read_text(encoding="utf-8"))
     manifest = {
         "name": NAME, "version": VERSION, "onnx": onnx_path.name, "alphabet": ALPHABET, "blank": BLANK,
-        "input": {"name": "image", "layout": "NCHW", "height": 48, "width": 192, "channels": 1,
-                  "resize": "fit-height", "pad_value": PAD, "scale": 1 / 255, "mean": MEAN, "std": STD},
+        "input": {"name": "image", "layout": "NCHW", "height": 48, "width": width, "channels": 1,
+                  "resize": "fit-height", **({"wide": wide} if wide else {}), "pad_value": PAD,
+                  "scale": 1 / 255, "mean": MEAN, "std": STD},
         "output": {"name": "logp", "layout": "NTC", "steps": steps, "log_softmax": True},
         "continued_from": f"{base['name']} {base['version']}",
         "metrics": json.loads((RUNS / run / "metrics.json").read_text()),
@@ -226,6 +232,7 @@ def main() -> None:
     c.add_argument("--forms", type=Path, required=True)
     c.add_argument("--crops", type=Path, required=True)
     c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--width", type=int, default=W, help="the canvas the crops are fitted into (48 high)")
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, nargs="+", required=True)
     t.add_argument("--run", default="values")
@@ -238,15 +245,17 @@ def main() -> None:
     v.add_argument("--runs", nargs="+", default=["base"])
     e = sub.add_parser("export")
     e.add_argument("--run", default="values")
+    e.add_argument("--width", type=int, help="the canvas it reads (default: the one it was trained on)")
+    e.add_argument("--wide", type=int, help="the canvas for crops too wide for --width (free width)")
     a = ap.parse_args()
     if a.cmd == "collect":
-        collect(a.forms, a.crops, a.out)
+        collect(a.forms, a.crops, a.out, a.width)
     elif a.cmd == "evaluate":
         evaluate(a.data, a.runs)
     elif a.cmd == "train":
         train(a.data, a.run, a.steps, a.batch, a.lr, a.seed)
     else:
-        export(a.run)
+        export(a.run, a.width, a.wide)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,12 @@ pub struct InputSpec {
     /// Only `fit-height` is defined: scale to `height` keeping the aspect ratio, width
     /// capped at `width` (wider crops are squashed), pasted at x = 0.
     pub resize: String,
+    /// A wider canvas for the crops that do not fit `width` once fitted to `height`:
+    /// they are read on it (squashed only past it) instead of squashed into `width`.
+    /// The network must take any width (a convolutional trunk); the crops that fit
+    /// are read on `width` as without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wide: Option<u32>,
     pub pad_value: f32,
     pub scale: f32,
     pub mean: f32,
@@ -125,6 +131,14 @@ impl Manifest {
         }
         if m.input.height == 0 || m.input.width == 0 || m.input.std == 0.0 {
             return Err(bad("input height, width and std must be non-zero".into()));
+        }
+        if let Some(wide) = m.input.wide
+            && (wide <= m.input.width || m.second_look.is_some())
+        {
+            return Err(bad(format!(
+                "input wide ({wide}) must exceed width ({}) and goes without second_look",
+                m.input.width
+            )));
         }
         if let Some(look) = &m.second_look
             && (look
@@ -204,10 +218,28 @@ impl InputSpec {
         if cell.width() == 0 || cell.height() == 0 {
             return None;
         }
-        let h = self.height;
-        let scaled_w = ((cell.width() as f32) * (h as f32) / (cell.height() as f32)).round();
-        let new_w = (scaled_w as u32).clamp(1, self.width);
-        Some(imageops::resize(cell, new_w, h, FilterType::Triangle))
+        let new_w = self.fitted_width(cell).clamp(1, self.width);
+        Some(imageops::resize(
+            cell,
+            new_w,
+            self.height,
+            FilterType::Triangle,
+        ))
+    }
+
+    /// The width of `cell` scaled to `height` rows, before any cap.
+    pub fn fitted_width(&self, cell: &GrayImage) -> u32 {
+        let h = self.height as f32;
+        ((cell.width() as f32) * h / (cell.height().max(1) as f32)).round() as u32
+    }
+
+    /// This spec on the wide canvas (`wide`), where it has one.
+    pub fn widened(&self) -> Option<InputSpec> {
+        self.wide.map(|w| InputSpec {
+            width: w,
+            wide: None,
+            ..self.clone()
+        })
     }
 
     /// Appends to `out` a prepared input (from [`InputSpec::prepare_into`]) moved `dy`
@@ -251,6 +283,29 @@ mod tests {
         let bad = SAMPLE.replace(r#""e", "4""#, r#""e", "10""#);
         let err = Manifest::from_json(&bad, "sample").unwrap_err().to_string();
         assert!(err.contains("class 2"), "{err}");
+    }
+
+    #[test]
+    fn a_wide_canvas_is_optional_wider_and_without_a_second_look() {
+        assert!(
+            Manifest::from_json(SAMPLE, "s")
+                .unwrap()
+                .input
+                .wide
+                .is_none()
+        );
+        let wide =
+            |w: u32| SAMPLE.replace(r#""width": 8,"#, &format!(r#""width": 8, "wide": {w},"#));
+        let m = Manifest::from_json(&wide(16), "s").unwrap();
+        let spec = m.input.widened().unwrap();
+        assert_eq!((spec.width, spec.wide, spec.cell_len()), (16, None, 64));
+        assert!(Manifest::from_json(&wide(8), "s").is_err());
+        let looked = wide(16).replace(
+            r#""blank": 0,"#,
+            r#""blank": 0, "second_look": {"below": 0.8, "shifts": [1]},"#,
+        );
+        let err = Manifest::from_json(&looked, "s").unwrap_err().to_string();
+        assert!(err.contains("second_look"), "{err}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
 
+use super::manifest::InputSpec;
 use super::{Alphabet, CellModel, CellScores, Manifest, ModelError, SecondLook};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_model.rs"));
@@ -278,7 +279,10 @@ impl OrtModel {
 
     /// The crops as the network takes them, one after the other.
     fn prepare(&self, cells: &[GrayImage]) -> Vec<f32> {
-        let spec = &self.manifest.input;
+        Self::prepare_on(&self.manifest.input, cells)
+    }
+
+    fn prepare_on(spec: &InputSpec, cells: &[GrayImage]) -> Vec<f32> {
         let len = spec.cell_len();
         let mut data = vec![0f32; cells.len() * len];
         for (cell, out) in cells.iter().zip(data.chunks_mut(len)) {
@@ -290,17 +294,54 @@ impl OrtModel {
     /// Runs prepared inputs (`n` cells of [`InputSpec::cell_len`] values), in batches
     /// of at most `max_batch`.
     fn run_prepared(&mut self, data: &[f32]) -> Result<Vec<CellScores>, ModelError> {
-        let len = self.manifest.input.cell_len();
+        let spec = self.manifest.input.clone();
+        self.run_prepared_on(&spec, data)
+    }
+
+    fn run_prepared_on(
+        &mut self,
+        spec: &InputSpec,
+        data: &[f32],
+    ) -> Result<Vec<CellScores>, ModelError> {
+        let len = spec.cell_len();
         let mut out = Vec::with_capacity(data.len() / len);
         for chunk in data.chunks(self.max_batch * len) {
-            out.extend(self.run_batch(chunk.to_vec())?);
+            out.extend(self.run_batch(spec, chunk.to_vec())?);
         }
         Ok(out)
     }
 
+    /// Reads `cells`, those too wide for the input's canvas on its wide one (the
+    /// manifest's `wide`) in a batch of their own; in the order given.
+    fn read_widths(
+        &mut self,
+        wide: &InputSpec,
+        cells: &[GrayImage],
+    ) -> Result<Vec<CellScores>, ModelError> {
+        let spec = self.manifest.input.clone();
+        let (broad, narrow): (Vec<usize>, Vec<usize>) =
+            (0..cells.len()).partition(|&i| spec.fitted_width(&cells[i]) > spec.width);
+        let pick =
+            |ix: &[usize]| -> Vec<GrayImage> { ix.iter().map(|&i| cells[i].clone()).collect() };
+        let mut out: Vec<Option<CellScores>> = vec![None; cells.len()];
+        for (ix, on) in [(&narrow, &spec), (&broad, wide)] {
+            if ix.is_empty() {
+                continue;
+            }
+            let data = Self::prepare_on(on, &pick(ix));
+            for (&i, s) in ix.iter().zip(self.run_prepared_on(on, &data)?) {
+                out[i] = Some(s);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
     /// Runs one batch of prepared inputs: at most `max_batch` cells.
-    fn run_batch(&mut self, data: Vec<f32>) -> Result<Vec<CellScores>, ModelError> {
-        let spec = &self.manifest.input;
+    fn run_batch(
+        &mut self,
+        spec: &InputSpec,
+        data: Vec<f32>,
+    ) -> Result<Vec<CellScores>, ModelError> {
         let n = data.len() / spec.cell_len();
         let shape = [n as i64, 1, spec.height as i64, spec.width as i64];
         let input =
@@ -380,11 +421,18 @@ impl CellModel for OrtModel {
     }
 
     fn read_once(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+        if let Some(wide) = self.manifest.input.widened() {
+            return self.read_widths(&wide, cells);
+        }
         let data = self.prepare(cells);
         self.run_prepared(&data)
     }
 
     fn read(&mut self, cells: &[GrayImage]) -> Result<Vec<CellScores>, ModelError> {
+        if self.manifest.input.wide.is_some() {
+            // (The manifest allows no second look with a wide canvas.)
+            return self.read_once(cells);
+        }
         let len = self.manifest.input.cell_len();
         let data = self.prepare(cells);
         let mut out = self.run_prepared(&data)?;
