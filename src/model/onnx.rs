@@ -279,13 +279,17 @@ impl OrtModel {
 
     /// The crops as the network takes them, one after the other.
     fn prepare(&self, cells: &[GrayImage]) -> Vec<f32> {
-        Self::prepare_on(&self.manifest.input, cells)
+        Self::prepare_on(&self.manifest.input, cells.iter())
     }
 
-    fn prepare_on(spec: &InputSpec, cells: &[GrayImage]) -> Vec<f32> {
+    /// The crops prepared for `spec`'s canvas.
+    fn prepare_on<'a>(
+        spec: &InputSpec,
+        cells: impl ExactSizeIterator<Item = &'a GrayImage>,
+    ) -> Vec<f32> {
         let len = spec.cell_len();
         let mut data = vec![0f32; cells.len() * len];
-        for (cell, out) in cells.iter().zip(data.chunks_mut(len)) {
+        for (cell, out) in cells.zip(data.chunks_mut(len)) {
             spec.prepare_into(cell, out);
         }
         data
@@ -294,56 +298,51 @@ impl OrtModel {
     /// Runs prepared inputs (`n` cells of [`InputSpec::cell_len`] values), in batches
     /// of at most `max_batch`.
     fn run_prepared(&mut self, data: &[f32]) -> Result<Vec<CellScores>, ModelError> {
-        let spec = self.manifest.input.clone();
-        self.run_prepared_on(&spec, data)
+        self.run_prepared_at(self.manifest.input.width, data)
     }
 
-    fn run_prepared_on(
-        &mut self,
-        spec: &InputSpec,
-        data: &[f32],
-    ) -> Result<Vec<CellScores>, ModelError> {
-        let len = spec.cell_len();
+    /// [`Self::run_prepared`] for inputs prepared on a canvas `width` wide.
+    fn run_prepared_at(&mut self, width: u32, data: &[f32]) -> Result<Vec<CellScores>, ModelError> {
+        let len = (self.manifest.input.height * width) as usize;
         let mut out = Vec::with_capacity(data.len() / len);
         for chunk in data.chunks(self.max_batch * len) {
-            out.extend(self.run_batch(spec, chunk.to_vec())?);
+            out.extend(self.run_batch(width, chunk.to_vec())?);
         }
         Ok(out)
     }
 
-    /// Reads `cells`, those too wide for the input's canvas on its wide one (the
-    /// manifest's `wide`) in a batch of their own; in the order given.
+    /// Reads `cells`, those too wide for the input's canvas on `wide` (the manifest's
+    /// wide canvas) in a batch of their own; in the order given.
     fn read_widths(
         &mut self,
         wide: &InputSpec,
         cells: &[GrayImage],
     ) -> Result<Vec<CellScores>, ModelError> {
-        let spec = self.manifest.input.clone();
+        let spec = &self.manifest.input;
         let (broad, narrow): (Vec<usize>, Vec<usize>) =
             (0..cells.len()).partition(|&i| spec.fitted_width(&cells[i]) > spec.width);
-        let pick =
-            |ix: &[usize]| -> Vec<GrayImage> { ix.iter().map(|&i| cells[i].clone()).collect() };
+        let prepared = [(narrow, spec), (broad, wide)].map(|(ix, on)| {
+            let data = Self::prepare_on(on, ix.iter().map(|&i| &cells[i]));
+            (ix, data, on.width)
+        });
         let mut out: Vec<Option<CellScores>> = vec![None; cells.len()];
-        for (ix, on) in [(&narrow, &spec), (&broad, wide)] {
+        for (ix, data, width) in prepared {
             if ix.is_empty() {
                 continue;
             }
-            let data = Self::prepare_on(on, &pick(ix));
-            for (&i, s) in ix.iter().zip(self.run_prepared_on(on, &data)?) {
+            for (&i, s) in ix.iter().zip(self.run_prepared_at(width, &data)?) {
                 out[i] = Some(s);
             }
         }
         Ok(out.into_iter().flatten().collect())
     }
 
-    /// Runs one batch of prepared inputs: at most `max_batch` cells.
-    fn run_batch(
-        &mut self,
-        spec: &InputSpec,
-        data: Vec<f32>,
-    ) -> Result<Vec<CellScores>, ModelError> {
-        let n = data.len() / spec.cell_len();
-        let shape = [n as i64, 1, spec.height as i64, spec.width as i64];
+    /// Runs one batch of prepared inputs (on a canvas `width` wide): at most
+    /// `max_batch` cells.
+    fn run_batch(&mut self, width: u32, data: Vec<f32>) -> Result<Vec<CellScores>, ModelError> {
+        let spec = &self.manifest.input;
+        let n = data.len() / (spec.height * width) as usize;
+        let shape = [n as i64, 1, spec.height as i64, width as i64];
         let input =
             Tensor::from_array((shape, data)).map_err(|e| ModelError::Inference(e.to_string()))?;
         let input_name = spec.name.clone();
