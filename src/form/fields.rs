@@ -810,8 +810,8 @@ pub fn read_form(
 /// The fields and result options in lines already read.
 pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextLine]) -> FormText {
     let ink = Ink::new(page);
-    let labels = find_labels(lines, table);
-    let fields = place_values(page, &ink, &labels, lines, table);
+    let (labels, headings) = find_labels(lines, table);
+    let fields = place_values(page, &ink, &labels, &headings, lines, table);
     let result_options = result_options(&ink, lines, &labels);
     let captions = lines.iter().flat_map(|line| {
         let [_, y, _, h] = line.bbox;
@@ -832,7 +832,9 @@ pub fn form_from_lines(page: &GrayImage, table: Option<[u32; 4]>, lines: &[TextL
     }
 }
 
-fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
+/// The labels read, one per field, and the rows (top, height) of the move table's
+/// column headings (`White`, `Black` over the table), which are no label.
+fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<(u32, u32)>) {
     // Each line's words, with the label each reads as.
     type Read = Vec<(LineWord, Option<(FieldKind, usize)>)>;
     let read: Vec<(&TextLine, Read)> = lines
@@ -869,6 +871,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
         .map(|(l, _)| (l.bbox[1], l.bbox[3]))
         .collect();
     let mut found = Vec::new();
+    let mut headings = Vec::new();
     for (line, ws) in &read {
         if ws.iter().any(|(w, _)| is_signature_word(&w.text)) {
             continue;
@@ -902,6 +905,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
                 && y < ty + h
                 && (partnered() || y + 2 * h >= ty)
             {
+                headings.push((y, h));
                 continue;
             }
             found.push(Label {
@@ -920,7 +924,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> Vec<Label> {
             out.push(l);
         }
     }
-    out
+    (out, headings)
 }
 
 /// Where each label's value is written.
@@ -928,15 +932,21 @@ fn place_values(
     page: &GrayImage,
     ink: &Ink,
     labels: &[Label],
+    headings: &[(u32, u32)],
     lines: &[TextLine],
     table: Option<[u32; 4]>,
 ) -> Vec<FieldSpot> {
     let (pw, ph) = page.dimensions();
     let margin = pw / 40;
-    // Words that are no label and no signature line's caption: the writing (and
+    // Words that are no label, no signature line's caption and not on the table's
+    // heading row (its `No.` or `#` over the move numbers is print): the writing (and
     // other print).
     let writing: Vec<[u32; 4]> = lines
         .iter()
+        .filter(|line| {
+            let [_, y, _, h] = line.bbox;
+            !headings.iter().any(|&r| same_row(r, (y, h)))
+        })
         .flat_map(|line| {
             let [_, y, _, h] = line.bbox;
             words(line)
@@ -997,6 +1007,7 @@ fn place_values(
                         && overlap(o.bbox[0], o.bbox[0] + o.bbox[2] + 4 * lh, lx, lx1 + 4 * lh) > 0
                 })
                 .map(|o| o.bbox[1])
+                .chain(headings.iter().map(|&(hy, _)| hy).filter(|&hy| hy >= ly1))
                 .min()
                 .unwrap_or(ph);
             // A label in a tall box's top corner, or with no room beside it: the value
@@ -1975,7 +1986,7 @@ mod tests {
             line("Eeble", [240, 372, 74, 29]),
             line("YëpHble", [459, 374, 89, 29]),
         ];
-        let labels = find_labels(&lines, table);
+        let (labels, _) = find_labels(&lines, table);
         let black: Vec<&Label> = labels
             .iter()
             .filter(|l| l.kind == FieldKind::Black)
@@ -1998,7 +2009,7 @@ mod tests {
             line("BLACK WON", [1000, 1704, 200, 30]),
             line("Black: Smith", [20, 1750, 400, 30]),
         ];
-        let labels = find_labels(&lines, Some([20, 100, 1300, 1550]));
+        let (labels, _) = find_labels(&lines, Some([20, 100, 1300, 1550]));
         let colours: Vec<(FieldKind, u32)> = labels
             .iter()
             .filter(|l| matches!(l.kind, FieldKind::White | FieldKind::Black))
@@ -2159,6 +2170,36 @@ mod tests {
             form.print
         );
         assert!(form.print.iter().any(|b| b[1] == 1580), "{:?}", form.print);
+    }
+
+    #[test]
+    fn the_tables_heading_row_is_no_value_of_a_blank_label_above_it() {
+        // `Blancs:` left blank, with room beside it; below it the table's heading row
+        // (`N°  Blancs  Noirs`, as the text reader read an FFE form), then the table.
+        let mut page = GrayImage::from_pixel(1254, 1764, image::Luma([235]));
+        // The bottom rule of the labels' row of boxes.
+        for x in 60..1180 {
+            for y in 262..264 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        let table = Some([100, 335, 1060, 1200]);
+        let lines = [
+            line("Blancs:", [71, 207, 85, 35]),
+            line("Noirs:", [619, 212, 73, 34]),
+            line("N°", [108, 302, 37, 34]),
+            line("Blancs", [240, 305, 75, 32]),
+            line("Noirs", [471, 307, 64, 32]),
+        ];
+        let (labels, headings) = find_labels(&lines, table);
+        assert!(labels.iter().all(|l| l.bbox[1] < 250), "{labels:?}");
+        assert!(!headings.is_empty());
+        let form = form_from_lines(&page, table, &lines);
+        let white = spot(&form, FieldKind::White);
+        // Beside the label, on its row: not below it, over the heading's `N°`.
+        let [x, y, _, h] = white.value_box;
+        let [lx, _, lw, _] = white.label_box;
+        assert!(x > lx + lw && y + h <= 302, "{white:?}");
     }
 
     #[test]
