@@ -648,6 +648,20 @@ impl<'a> Ink<'a> {
         let n = (y0..y1).filter(|&y| self.dark(x, y)).count();
         n as f32 / (y1.saturating_sub(y0)).max(1) as f32
     }
+    /// Share of rows y0..y1 where column `x` is a box's side: dark, or inked at the
+    /// pale level of thin print with paper (not pale) four columns to one side (a
+    /// light grey rule between printed cells; a photograph's shadow is pale on both
+    /// sides).
+    fn side_share(&self, x: u32, y0: u32, y1: u32) -> f32 {
+        let n = (y0..y1)
+            .filter(|&y| {
+                self.dark(x, y)
+                    || (self.pale(x, y)
+                        && (!self.pale(x.saturating_sub(4), y) || !self.pale(x + 4, y)))
+            })
+            .count();
+        n as f32 / (y1.saturating_sub(y0)).max(1) as f32
+    }
     /// Share of dark pixels in row `y`, columns x0..x1.
     fn row_share(&self, y: u32, x0: u32, x1: u32) -> f32 {
         let n = (x0..x1).filter(|&x| self.dark(x, y)).count();
@@ -710,7 +724,7 @@ impl<'a> Ink<'a> {
                 <= 1
         };
         let dark = |x: u32| {
-            self.col_share(x, y0, y1) > 0.9
+            self.side_share(x, y0, y1) > 0.9
                 && match top {
                     Ok(r) => meets(x, r, y0),
                     // The middle of the label's rows: its box as read may reach past
@@ -2170,6 +2184,35 @@ mod tests {
             form.print
         );
         assert!(form.print.iter().any(|b| b[1] == 1580), "{:?}", form.print);
+    }
+
+    #[test]
+    fn light_grey_rules_between_printed_cells_are_sides() {
+        // Labels above a row of cells (a Russian form): the cells' rules dark, the
+        // rules between the cells light grey, under the page's dark level.
+        let mut page = GrayImage::from_pixel(1240, 600, image::Luma([213]));
+        for x in 90..700 {
+            for y in (136..138).chain(188..190) {
+                page.put_pixel(x, y, image::Luma([40]));
+            }
+        }
+        for x in [90, 91, 354, 355, 428, 429, 503, 504, 698, 699] {
+            for y in 136..190 {
+                page.put_pixel(x, y, image::Luma([155]));
+            }
+        }
+        let lines = [
+            line("Event", [189, 108, 65, 16]),
+            line("Round", [370, 109, 44, 16]),
+            line("Board", [441, 109, 54, 15]),
+            line("Date", [568, 110, 44, 15]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        for (kind, x0, x1) in [(FieldKind::Round, 354, 430), (FieldKind::Board, 428, 505)] {
+            let f = spot(&form, kind);
+            let [x, y, w, _] = f.value_box;
+            assert!(x >= x0 && x + w <= x1 && y >= 136, "{f:?}");
+        }
     }
 
     #[test]
