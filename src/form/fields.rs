@@ -1041,10 +1041,21 @@ fn place_values(
                 _ => ly1 + lh * 3 / 2,
             };
             // A line that starts left of the label is a frame's rule, not this label's
-            // line to write on.
+            // line to write on. Bold writing on the line darkens the rows just over it
+            // as much (its glyphs' feet): of the rows found within half a label's
+            // height that start right of the label, the line is the one that runs
+            // furthest.
+            let (ux0, ux1) = (lx1 + lh / 2, (lx1 + 3 * lh).min(pw));
             let underline = ink
-                .line_below(ly + lh / 2, lx1 + lh / 2, (lx1 + 3 * lh).min(pw), reach)
-                .filter(|&r| ink.run(r, lx1 + lh).is_some_and(|(s, _)| s + lh / 2 >= lx1));
+                .line_below(ly + lh / 2, ux0, ux1, reach)
+                .and_then(|first| {
+                    (first..=(first + lh / 2).min(reach))
+                        .filter(|&r| ink.line_below(r, ux0, ux1, r + 1).is_some())
+                        .filter_map(|r| ink.run(r, lx1 + lh).map(|(s, e)| (e - s, s, r)))
+                        .filter(|&(_, s, _)| s + lh / 2 >= lx1)
+                        .max_by_key(|&(len, _, r)| (len, std::cmp::Reverse(r)))
+                        .map(|(_, _, r)| r)
+                });
             let line_right = underline.is_some();
             let geometric_below = room < 2 * lh
                 || (!colon && !line_right && (box_bottom.is_some() || under.is_some()));
@@ -2184,6 +2195,34 @@ mod tests {
             form.print
         );
         assert!(form.print.iter().any(|b| b[1] == 1580), "{:?}", form.print);
+    }
+
+    #[test]
+    fn the_line_written_on_is_found_under_the_feet_of_bold_writing() {
+        // `Date` and its line; a bold date written on the line, its digits' feet
+        // dark over most columns a few rows above the line.
+        let mut page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
+        for x in 893..1130 {
+            for y in 131..133 {
+                page.put_pixel(x, y, image::Luma([40]));
+            }
+        }
+        for x0 in [899, 919, 939, 959] {
+            for x in x0..x0 + 18 {
+                for y in 95..125 {
+                    // Each digit's strokes down its sides, and its foot.
+                    if y >= 122 || x < x0 + 4 || x >= x0 + 14 {
+                        page.put_pixel(x, y, image::Luma([20]));
+                    }
+                }
+            }
+        }
+        let lines = [line("Date", [831, 100, 54, 29])];
+        let form = form_from_lines(&page, None, &lines);
+        let date = spot(&form, FieldKind::Date);
+        // The box runs as far as the line does, not where the writing stops.
+        let [x, _, w, _] = date.value_box;
+        assert!(x > 831 + 54 && x + w > 1100, "{date:?}");
     }
 
     #[test]
