@@ -693,12 +693,14 @@ impl<'a> Ink<'a> {
     /// photographed form (paler ink counts, and a row's dark pixels may lie a row
     /// above or below it).
     fn line_below(&self, y: u32, x0: u32, x1: u32, limit: u32) -> Option<u32> {
-        (y..limit.min(self.page.height())).find(|&r| {
-            let n = (x0..x1)
-                .filter(|&x| (r.saturating_sub(1)..=r + 1).any(|rr| self.pale(x, rr)))
-                .count();
-            n as f32 > 0.8 * x1.saturating_sub(x0).max(1) as f32
-        })
+        (y..limit.min(self.page.height())).find(|&r| self.line_at(r, x0, x1))
+    }
+    /// Whether row `r` is such a line under columns x0..x1 ([`Ink::line_below`]).
+    fn line_at(&self, r: u32, x0: u32, x1: u32) -> bool {
+        let n = (x0..x1)
+            .filter(|&x| (r.saturating_sub(1)..=r + 1).any(|rr| self.pale(x, rr)))
+            .count();
+        n as f32 > 0.8 * x1.saturating_sub(x0).max(1) as f32
     }
     /// The nearest printed side of a box crossing rows y0..y1, from column `from`
     /// towards `to` (either way): a column dark over nine tenths of the band that
@@ -1046,15 +1048,16 @@ fn place_values(
             // height that start right of the label, the line is the one that runs
             // furthest.
             let (ux0, ux1) = (lx1 + lh / 2, (lx1 + 3 * lh).min(pw));
+            // The line's run (first and last column).
             let underline = ink
                 .line_below(ly + lh / 2, ux0, ux1, reach)
                 .and_then(|first| {
                     (first..=(first + lh / 2).min(reach))
-                        .filter(|&r| ink.line_below(r, ux0, ux1, r + 1).is_some())
-                        .filter_map(|r| ink.run(r, lx1 + lh).map(|(s, e)| (e - s, s, r)))
-                        .filter(|&(_, s, _)| s + lh / 2 >= lx1)
-                        .max_by_key(|&(len, _, r)| (len, std::cmp::Reverse(r)))
-                        .map(|(_, _, r)| r)
+                        .filter(|&r| ink.line_at(r, ux0, ux1))
+                        .filter_map(|r| ink.run(r, lx1 + lh).map(|run| (run, r)))
+                        .filter(|&((s, _), _)| s + lh / 2 >= lx1)
+                        .max_by_key(|&((s, e), r)| (e - s, std::cmp::Reverse(r)))
+                        .map(|(run, _)| run)
                 });
             let line_right = underline.is_some();
             let geometric_below = room < 2 * lh
@@ -1127,7 +1130,7 @@ fn place_values(
                 let y1 = (ly1 + lh / 2).min(mid_below).min(ph);
                 // A line to write on ends where the writing should (a signature line
                 // or other print may follow on the same row).
-                let x1 = match underline.and_then(|r| ink.run(r, lx1 + lh)) {
+                let x1 = match underline {
                     Some((_, e)) => right_end.min(e + lh / 2),
                     None => right_end,
                 };
@@ -1777,6 +1780,7 @@ fn marked_option(
 
 #[cfg(test)]
 mod tests {
+    use super::super::values::tests::paint;
     use super::*;
 
     /// A page with the options `1-0 ½-½ 0-1` printed in 50x20 boxes: each win's print
@@ -2202,20 +2206,12 @@ mod tests {
         // `Date` and its line; a bold date written on the line, its digits' feet
         // dark over most columns a few rows above the line.
         let mut page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
-        for x in 893..1130 {
-            for y in 131..133 {
-                page.put_pixel(x, y, image::Luma([40]));
-            }
-        }
+        paint(&mut page, 893..1130, 131..133, 40);
         for x0 in [899, 919, 939, 959] {
-            for x in x0..x0 + 18 {
-                for y in 95..125 {
-                    // Each digit's strokes down its sides, and its foot.
-                    if y >= 122 || x < x0 + 4 || x >= x0 + 14 {
-                        page.put_pixel(x, y, image::Luma([20]));
-                    }
-                }
-            }
+            // Each digit's strokes down its sides, and its foot.
+            paint(&mut page, x0..x0 + 4, 95..125, 20);
+            paint(&mut page, x0 + 14..x0 + 18, 95..125, 20);
+            paint(&mut page, x0..x0 + 18, 122..125, 20);
         }
         let lines = [line("Date", [831, 100, 54, 29])];
         let form = form_from_lines(&page, None, &lines);
@@ -2230,15 +2226,10 @@ mod tests {
         // Labels above a row of cells (a Russian form): the cells' rules dark, the
         // rules between the cells light grey, under the page's dark level.
         let mut page = GrayImage::from_pixel(1240, 600, image::Luma([213]));
-        for x in 90..700 {
-            for y in (136..138).chain(188..190) {
-                page.put_pixel(x, y, image::Luma([40]));
-            }
-        }
-        for x in [90, 91, 354, 355, 428, 429, 503, 504, 698, 699] {
-            for y in 136..190 {
-                page.put_pixel(x, y, image::Luma([155]));
-            }
+        paint(&mut page, 90..700, 136..138, 40);
+        paint(&mut page, 90..700, 188..190, 40);
+        for x in [90, 354, 428, 503, 698] {
+            paint(&mut page, x..x + 2, 136..190, 155);
         }
         let lines = [
             line("Event", [189, 108, 65, 16]),
@@ -2260,11 +2251,7 @@ mod tests {
         // (`N°  Blancs  Noirs`, as the text reader read an FFE form), then the table.
         let mut page = GrayImage::from_pixel(1254, 1764, image::Luma([235]));
         // The bottom rule of the labels' row of boxes.
-        for x in 60..1180 {
-            for y in 262..264 {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
+        paint(&mut page, 60..1180, 262..264, 30);
         let table = Some([100, 335, 1060, 1200]);
         let lines = [
             line("Blancs:", [71, 207, 85, 35]),
