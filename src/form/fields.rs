@@ -1780,7 +1780,6 @@ fn marked_option(
 
 #[cfg(test)]
 mod tests {
-    use super::super::values::tests::paint;
     use super::*;
 
     /// A page with the options `1-0 ½-½ 0-1` printed in 50x20 boxes: each win's print
@@ -2206,12 +2205,20 @@ mod tests {
         // `Date` and its line; a bold date written on the line, its digits' feet
         // dark over most columns a few rows above the line.
         let mut page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
-        paint(&mut page, 893..1130, 131..133, 40);
+        for x in 893..1130 {
+            for y in 131..133 {
+                page.put_pixel(x, y, image::Luma([40]));
+            }
+        }
         for x0 in [899, 919, 939, 959] {
-            // Each digit's strokes down its sides, and its foot.
-            paint(&mut page, x0..x0 + 4, 95..125, 20);
-            paint(&mut page, x0 + 14..x0 + 18, 95..125, 20);
-            paint(&mut page, x0..x0 + 18, 122..125, 20);
+            for x in x0..x0 + 18 {
+                for y in 95..125 {
+                    // Each digit's strokes down its sides, and its foot.
+                    if y >= 122 || x < x0 + 4 || x >= x0 + 14 {
+                        page.put_pixel(x, y, image::Luma([20]));
+                    }
+                }
+            }
         }
         let lines = [line("Date", [831, 100, 54, 29])];
         let form = form_from_lines(&page, None, &lines);
@@ -2226,10 +2233,15 @@ mod tests {
         // Labels above a row of cells (a Russian form): the cells' rules dark, the
         // rules between the cells light grey, under the page's dark level.
         let mut page = GrayImage::from_pixel(1240, 600, image::Luma([213]));
-        paint(&mut page, 90..700, 136..138, 40);
-        paint(&mut page, 90..700, 188..190, 40);
-        for x in [90, 354, 428, 503, 698] {
-            paint(&mut page, x..x + 2, 136..190, 155);
+        for x in 90..700 {
+            for y in (136..138).chain(188..190) {
+                page.put_pixel(x, y, image::Luma([40]));
+            }
+        }
+        for x in [90, 91, 354, 355, 428, 429, 503, 504, 698, 699] {
+            for y in 136..190 {
+                page.put_pixel(x, y, image::Luma([155]));
+            }
         }
         let lines = [
             line("Event", [189, 108, 65, 16]),
@@ -2251,7 +2263,11 @@ mod tests {
         // (`N°  Blancs  Noirs`, as the text reader read an FFE form), then the table.
         let mut page = GrayImage::from_pixel(1254, 1764, image::Luma([235]));
         // The bottom rule of the labels' row of boxes.
-        paint(&mut page, 60..1180, 262..264, 30);
+        for x in 60..1180 {
+            for y in 262..264 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
         let table = Some([100, 335, 1060, 1200]);
         let lines = [
             line("Blancs:", [71, 207, 85, 35]),

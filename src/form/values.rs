@@ -1590,7 +1590,7 @@ impl HeaderReader for crate::model::ocr::PrintedReader {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
 
     #[test]
@@ -1853,12 +1853,7 @@ pub(super) mod tests {
     }
 
     /// Paints columns `xs` x rows `ys` of `page` at level `v`.
-    pub(in crate::form) fn paint(
-        page: &mut GrayImage,
-        xs: std::ops::Range<u32>,
-        ys: std::ops::Range<u32>,
-        v: u8,
-    ) {
+    fn paint(page: &mut GrayImage, xs: std::ops::Range<u32>, ys: std::ops::Range<u32>, v: u8) {
         for y in ys {
             for x in xs.clone() {
                 page.put_pixel(x, y, image::Luma([v]));
