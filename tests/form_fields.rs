@@ -1,7 +1,8 @@
 //! The printed-text reader and the field finder on crops of generated forms
 //! (`tests/fixtures/form/`: header and footer bands of `training.forms` tune pages,
 //! quantised to a few grays): labels found with their value places, a circled result
-//! option picked, an unmarked row of options left unmarked.
+//! option picked, an unmarked row of options left unmarked, a label in a box's corner
+//! that the detector read as part of the writing below it.
 
 use std::path::PathBuf;
 
@@ -105,4 +106,32 @@ fn unmarked_options_give_no_result() {
     assert_eq!(opts.options.len(), 3);
     assert_eq!(opts.marked, None);
     assert!(opts.note.is_some());
+}
+
+#[test]
+fn a_corner_label_merged_into_the_writing_is_found() {
+    // `Date` is printed in its box's corner and the date is written up to it: the
+    // detector finds one line, read `3 Jan 2018`, with the label inside it.
+    let page = fixture("fide_corner_header.png");
+    let mut ocr = reader();
+    let form = find_fields(&page, None, &mut ocr);
+    let date = form
+        .fields
+        .iter()
+        .find(|f| f.kind == FieldKind::Date)
+        .unwrap_or_else(|| panic!("no date label in {:?}", form.lines));
+    // The label's print is in the box's top-left corner (x 655..680, y 113..123).
+    let [lx, ly, _, _] = date.label_box;
+    assert!(
+        (640..670).contains(&lx) && (100..120).contains(&ly),
+        "{:?}",
+        date.label_box
+    );
+    // The place read is the date's box, which the writing fills (x 660..870).
+    let [x, _, w, _] = date.value_box;
+    assert!(
+        x < 680 && x + w > 850 && x + w < 920,
+        "{:?}",
+        date.value_box
+    );
 }

@@ -820,7 +820,88 @@ pub fn read_form(
     for r in regions(page, table) {
         lines.extend(ocr.read_region(page, r)?);
     }
+    let atop = labels_atop_writing(page, table, &lines, ocr)?;
+    lines.extend(atop);
     Ok(form_from_lines(page, table, &lines))
+}
+
+/// Height, in label heights, from which a line read is writing: the detector may have
+/// taken a label printed in a box's corner into the writing that reaches up to it.
+const MERGED_HEIGHT: u32 = 2;
+
+/// Width, in label heights, of the strip read for such a label.
+const CORNER_STRIP: u32 = 8;
+
+/// The labels the detector merged into the writing below them (`Date` in a box's
+/// corner, the date written up to it): each tall line's top-left strip, one label high,
+/// is read again, and a label of a field not found yet that begins it is a line of its
+/// own.
+fn labels_atop_writing(
+    page: &GrayImage,
+    table: Option<[u32; 4]>,
+    lines: &[TextLine],
+    ocr: &mut PrintedReader,
+) -> Result<Vec<TextLine>, ModelError> {
+    let (labels, _) = find_labels(lines, table);
+    let ink = Ink::new(page);
+    let mut heights: Vec<u32> = labels.iter().map(|l| l.bbox[3]).collect();
+    heights.sort_unstable();
+    let Some(&lh) = heights.get(heights.len() / 2) else {
+        return Ok(Vec::new());
+    };
+    let strips: Vec<[u32; 4]> = lines
+        .iter()
+        .filter(|l| l.bbox[3] >= MERGED_HEIGHT * lh)
+        .filter(|l| words(l).iter().all(|w| match_label(&w.text).is_none()))
+        .map(|l| {
+            let [x, y, w, h] = l.bbox;
+            let (x0, x1) = (x.saturating_sub(lh / 2), x + w.min(CORNER_STRIP * lh));
+            // The strip starts a little above the first row of ink (the label's top,
+            // a rule's row aside), so that the print is whole and the writing's tops
+            // are few.
+            let top = (y..y + h)
+                .find(|&r| {
+                    let n = (x0..x1).filter(|&c| ink.dark(c, r)).count() as u32;
+                    n >= 2 && 2 * n < x1 - x0
+                })
+                .unwrap_or(y);
+            [x0, top.saturating_sub(lh / 3), x1 - x0, lh]
+        })
+        .collect();
+    if strips.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<TextLine> = Vec::new();
+    for line in ocr.read_boxes(page, &strips)? {
+        // The strip begins with the label; the tops of the writing read after it.
+        let Some(w) = words(&line)
+            .into_iter()
+            .find(|w| w.text.chars().filter(|c| c.is_alphanumeric()).count() >= 2)
+        else {
+            continue;
+        };
+        let Some((kind, _)) = match_label(&w.text) else {
+            continue;
+        };
+        let known = |k: FieldKind| labels.iter().any(|l| l.kind == k);
+        if known(kind)
+            || out
+                .iter()
+                .any(|o| match_label(&o.text).is_some_and(|m| m.0 == kind))
+        {
+            continue;
+        }
+        let [_, y, _, h] = line.bbox;
+        let chars =
+            line.chars[w.span.0..(w.span.1 + usize::from(w.colon)).min(line.chars.len())].to_vec();
+        out.push(TextLine {
+            text: chars.iter().map(|c| c.0).collect(),
+            bbox: [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h],
+            confidence: line.confidence,
+            chars,
+        });
+    }
+    Ok(out)
 }
 
 /// The fields and result options in lines already read.
