@@ -1052,18 +1052,39 @@ fn place_values(
                 .map(move |w| [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h])
         })
         .collect();
+    // Where each label's row ends: the next label on its row, right of it, or the
+    // rule (a box's side) before that.
+    let row_end = |l: &Label| -> u32 {
+        let [lx, ly, lw, lh] = l.bbox;
+        let (lx1, ly1) = (lx + lw, ly + lh);
+        let next = labels
+            .iter()
+            .filter(|o| {
+                o.bbox[0] > lx1 && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], ly, ly1) * 2 > lh
+            })
+            .map(|o| o.bbox[0])
+            .min();
+        let limit = next.unwrap_or(pw - margin);
+        let rule = ink.rule_right(lx1 + lh / 2, ly, ly1, limit);
+        rule.unwrap_or(limit).min(limit)
+    };
+    let ends: Vec<u32> = labels.iter().map(row_end).collect();
     // Each word of writing with the label it stands beside: the nearest one left of
-    // it whose row it shares.
+    // it whose row it shares, as far as that row runs (a word past a box's side is
+    // in the next box, written below that box's label).
     let writing: Vec<([u32; 4], Option<[u32; 4]>)> = writing
         .into_iter()
         .map(|w| {
             let owner = labels
                 .iter()
-                .filter(|o| {
+                .zip(&ends)
+                .filter(|&(o, &end)| {
                     o.bbox[0] <= w[0]
+                        && w[0] < end
                         && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], w[1], w[1] + w[3]) * 2
                             > o.bbox[3]
                 })
+                .map(|(o, _)| o)
                 .max_by_key(|o| o.bbox[0])
                 .map(|o| o.bbox);
             (w, owner)
@@ -1071,21 +1092,11 @@ fn place_values(
         .collect();
     labels
         .iter()
-        .map(|l| {
+        .zip(ends)
+        .map(|(l, right_end)| {
             let [lx, ly, lw, lh] = l.bbox;
             let lx1 = lx + lw;
             let ly1 = ly + lh;
-            // The next label on the same row, right of this one.
-            let next = labels
-                .iter()
-                .filter(|o| {
-                    o.bbox[0] > lx1 && overlap(o.bbox[1], o.bbox[1] + o.bbox[3], ly, ly1) * 2 > lh
-                })
-                .map(|o| o.bbox[0])
-                .min();
-            let limit = next.unwrap_or(pw - margin);
-            let rule = ink.rule_right(lx1 + lh / 2, ly, ly1, limit);
-            let right_end = rule.unwrap_or(limit).min(limit);
             let room = right_end.saturating_sub(lx1);
             // Rows between this label's line and the labels' rows above and below.
             let above = labels
@@ -2366,6 +2377,51 @@ mod tests {
         let [x, y, _, h] = white.value_box;
         let [lx, _, lw, _] = white.label_box;
         assert!(x > lx + lw && y + h <= 302, "{white:?}");
+    }
+
+    #[test]
+    fn writing_past_a_boxs_side_is_not_the_value_of_the_label_left_of_it() {
+        // Two boxes, labels in their corners: `Turnier` lower on its row than `Datum`,
+        // the date written under `Datum` on `Turnier`'s rows, past the side between.
+        let mut page = GrayImage::from_pixel(1240, 400, image::Luma([225]));
+        for y in 78..80 {
+            for x in 60..930 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        for y in 158..160 {
+            for x in 60..930 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        for x in [60, 61, 662, 663, 918, 919] {
+            for y in 78..160 {
+                page.put_pixel(x, y, image::Luma([30]));
+            }
+        }
+        // The writing: cursive strokes joined along their middle, which reads as a
+        // line to write on right of `Datum`.
+        for x in (672..890).step_by(9) {
+            for y in 115..150 {
+                page.put_pixel(x, y, image::Luma([40]));
+                page.put_pixel(x + 1, y, image::Luma([40]));
+            }
+        }
+        for x in 725..890 {
+            for y in 130..132 {
+                page.put_pixel(x, y, image::Luma([40]));
+            }
+        }
+        let lines = [
+            line("Turnier", [110, 102, 59, 21]),
+            line("Datum", [667, 91, 53, 18]),
+            line("2. November 2022", [669, 112, 226, 41]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let date = spot(&form, FieldKind::Date);
+        // Below the label, round the writing: not beside it, above the writing.
+        let [x, y, w, h] = date.value_box;
+        assert!(x < 675 && x + w > 890 && y < 115 && y + h > 150, "{date:?}");
     }
 
     #[test]
