@@ -1384,8 +1384,23 @@ fn month_word(word: &str) -> Option<u32> {
 /// printed rules (rows or columns mostly dark: the line written on, the box's
 /// edges) and the form's own `print` (its labels' and captions' boxes, with
 /// [`PRINT_PAD`] pixels round them) taken out; `None` when the box holds less ink than
-/// a written value.
+/// a written value. Where nothing is that dark, fine strokes: pixels half as dark,
+/// at the edge of a stroke (paper as much lighter within [`STROKE_REACH`] pixels; a
+/// shadow's slope is no stroke), so that a small date in a fine pen is written.
 pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Option<GrayImage> {
+    ink_crop_at(page, value_box, print, false).or_else(|| ink_crop_at(page, value_box, print, true))
+}
+
+/// How far (pixels) from a fine stroke's pixel the paper beside it is looked for.
+const STROKE_REACH: u32 = 3;
+
+/// [`ink_crop`] at the dark level, or with `fine` strokes too.
+fn ink_crop_at(
+    page: &GrayImage,
+    value_box: [u32; 4],
+    print: &[[u32; 4]],
+    fine: bool,
+) -> Option<GrayImage> {
     let [x, y, w, h] = value_box;
     let (pw, ph) = page.dimensions();
     let (x1, y1) = ((x + w).min(pw), (y + h).min(ph));
@@ -1417,11 +1432,29 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
     }
     let cut = paper.saturating_sub(INK_DELTA);
     let pale = paper.saturating_sub(INK_DELTA / 2);
-    let dark = |v: u8| v < cut;
     let at = |xx: u32, yy: u32| values[(yy * w + xx) as usize];
+    let lighter = |xx: u32, yy: u32, v: u8| {
+        (1..=STROKE_REACH).any(|d| {
+            [
+                (xx.checked_sub(d), Some(yy)),
+                (Some(xx + d).filter(|&a| a < w), Some(yy)),
+                (Some(xx), yy.checked_sub(d)),
+                (Some(xx), Some(yy + d).filter(|&b| b < h)),
+            ]
+            .into_iter()
+            .any(|p| match p {
+                (Some(a), Some(b)) => at(a, b) >= v.saturating_add(INK_DELTA / 2),
+                _ => false,
+            })
+        })
+    };
+    let dark = |xx: u32, yy: u32| {
+        let v = at(xx, yy);
+        v < cut || (fine && v < pale && lighter(xx, yy, v))
+    };
     let share = RULE_SHARE * w as f32;
     let row_dark: Vec<f32> = (0..h)
-        .map(|yy| (0..w).filter(|&xx| dark(at(xx, yy))).count() as f32)
+        .map(|yy| (0..w).filter(|&xx| dark(xx, yy)).count() as f32)
         .collect();
     let rule_row: Vec<bool> = (0..h)
         .map(|yy| {
@@ -1441,7 +1474,7 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         .find(|&yy| rule_row[yy as usize])
         .map_or(0, |yy| yy + 1);
     let col_share: Vec<f32> = (0..w)
-        .map(|xx| (top..h).filter(|&yy| dark(at(xx, yy))).count() as f32 / (h - top) as f32)
+        .map(|xx| (top..h).filter(|&yy| dark(xx, yy)).count() as f32 / (h - top) as f32)
         .collect();
     // Each run of columns over the blur's share is a side where one of them is over
     // the side's.
@@ -1458,8 +1491,7 @@ pub fn ink_crop(page: &GrayImage, value_box: [u32; 4], print: &[[u32; 4]]) -> Op
         }
         start += len.max(1);
     }
-    let ink =
-        |xx: u32, yy: u32| !rule_row[yy as usize] && !rule_col[xx as usize] && dark(at(xx, yy));
+    let ink = |xx: u32, yy: u32| !rule_row[yy as usize] && !rule_col[xx as usize] && dark(xx, yy);
     let mut count = 0usize;
     let (mut bx0, mut by0, mut bx1, mut by1) = (w, h, 0, 0);
     // Ink next to a rule row or column is the rule's own blur: not counted.
@@ -1828,6 +1860,34 @@ mod tests {
         let mut page = GrayImage::from_pixel(480, 54, image::Luma([235]));
         paint(&mut page, 40..42, 12..15, 60);
         assert!(ink_crop(&page, [0, 0, 480, 54], &[]).is_none(), "a speck");
+    }
+
+    #[test]
+    fn fine_pale_strokes_are_written_and_a_shadow_is_not() {
+        // Small writing in a fine pen: strokes two pixels wide at 150 on paper at 216,
+        // never as dark as the page's ink level.
+        let mut page = GrayImage::from_pixel(300, 60, image::Luma([216]));
+        for x0 in (60..200).step_by(12) {
+            paint(&mut page, x0..x0 + 2, 22..36, 150);
+            paint(&mut page, x0..x0 + 8, 34..36, 150);
+        }
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[]).is_some(),
+            "the fine strokes are written"
+        );
+        // A shadow in the box's lower right corner: darker by as much, smoothly.
+        let page = GrayImage::from_fn(300, 60, |x, y| {
+            let depth = if x < 150 || y < 25 {
+                0
+            } else {
+                ((x - 150) / 2).min((y - 25) * 2)
+            };
+            image::Luma([(216 - depth) as u8])
+        });
+        assert!(
+            ink_crop(&page, [0, 0, 300, 60], &[]).is_none(),
+            "a shadow is no writing"
+        );
     }
 
     #[test]
