@@ -871,6 +871,7 @@ fn labels_atop_writing(
     if strips.is_empty() {
         return Ok(Vec::new());
     }
+    let mut kinds: Vec<FieldKind> = labels.iter().map(|l| l.kind).collect();
     let mut out: Vec<TextLine> = Vec::new();
     for line in ocr.read_boxes(page, &strips)? {
         // The strip begins with the label; the tops of the writing read after it.
@@ -883,14 +884,10 @@ fn labels_atop_writing(
         let Some((kind, _)) = match_label(&w.text) else {
             continue;
         };
-        let known = |k: FieldKind| labels.iter().any(|l| l.kind == k);
-        if known(kind)
-            || out
-                .iter()
-                .any(|o| match_label(&o.text).is_some_and(|m| m.0 == kind))
-        {
+        if kinds.contains(&kind) {
             continue;
         }
+        kinds.push(kind);
         let [_, y, _, h] = line.bbox;
         let chars =
             line.chars[w.span.0..(w.span.1 + usize::from(w.colon)).min(line.chars.len())].to_vec();
@@ -2235,6 +2232,21 @@ mod tests {
             .unwrap_or_else(|| panic!("{kind:?} found: {form:?}"))
     }
 
+    /// Paints columns `xs` x rows `ys` of `page` at level `v` (as `values.rs`'s tests
+    /// do: `fields` may not import `values`, which imports it).
+    fn paint(
+        page: &mut GrayImage,
+        xs: impl Iterator<Item = u32> + Clone,
+        ys: std::ops::Range<u32>,
+        v: u8,
+    ) {
+        for y in ys {
+            for x in xs.clone() {
+                page.put_pixel(x, y, image::Luma([v]));
+            }
+        }
+    }
+
     fn line(text: &str, bbox: [u32; 4]) -> TextLine {
         let n = text.chars().count() as u32;
         TextLine {
@@ -2297,20 +2309,11 @@ mod tests {
         // `Date` and its line; a bold date written on the line, its digits' feet
         // dark over most columns a few rows above the line.
         let mut page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
-        for x in 893..1130 {
-            for y in 131..133 {
-                page.put_pixel(x, y, image::Luma([40]));
-            }
-        }
+        paint(&mut page, 893..1130, 131..133, 40);
         for x0 in [899, 919, 939, 959] {
-            for x in x0..x0 + 18 {
-                for y in 95..125 {
-                    // Each digit's strokes down its sides, and its foot.
-                    if y >= 122 || x < x0 + 4 || x >= x0 + 14 {
-                        page.put_pixel(x, y, image::Luma([20]));
-                    }
-                }
-            }
+            // Each digit's strokes down its sides, and its foot.
+            paint(&mut page, (x0..x0 + 4).chain(x0 + 14..x0 + 18), 95..125, 20);
+            paint(&mut page, x0..x0 + 18, 122..125, 20);
         }
         let lines = [line("Date", [831, 100, 54, 29])];
         let form = form_from_lines(&page, None, &lines);
@@ -2325,16 +2328,10 @@ mod tests {
         // Labels above a row of cells (a Russian form): the cells' rules dark, the
         // rules between the cells light grey, under the page's dark level.
         let mut page = GrayImage::from_pixel(1240, 600, image::Luma([213]));
-        for x in 90..700 {
-            for y in (136..138).chain(188..190) {
-                page.put_pixel(x, y, image::Luma([40]));
-            }
-        }
-        for x in [90, 91, 354, 355, 428, 429, 503, 504, 698, 699] {
-            for y in 136..190 {
-                page.put_pixel(x, y, image::Luma([155]));
-            }
-        }
+        paint(&mut page, 90..700, 136..138, 40);
+        paint(&mut page, 90..700, 188..190, 40);
+        let sides = [90, 91, 354, 355, 428, 429, 503, 504, 698, 699];
+        paint(&mut page, sides.into_iter(), 136..190, 155);
         let lines = [
             line("Event", [189, 108, 65, 16]),
             line("Round", [370, 109, 44, 16]),
@@ -2355,11 +2352,7 @@ mod tests {
         // (`N°  Blancs  Noirs`, as the text reader read an FFE form), then the table.
         let mut page = GrayImage::from_pixel(1254, 1764, image::Luma([235]));
         // The bottom rule of the labels' row of boxes.
-        for x in 60..1180 {
-            for y in 262..264 {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
+        paint(&mut page, 60..1180, 262..264, 30);
         let table = Some([100, 335, 1060, 1200]);
         let lines = [
             line("Blancs:", [71, 207, 85, 35]),
@@ -2384,34 +2377,19 @@ mod tests {
         // Two boxes, labels in their corners: `Turnier` lower on its row than `Datum`,
         // the date written under `Datum` on `Turnier`'s rows, past the side between.
         let mut page = GrayImage::from_pixel(1240, 400, image::Luma([225]));
-        for y in 78..80 {
-            for x in 60..930 {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
-        for y in 158..160 {
-            for x in 60..930 {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
-        for x in [60, 61, 662, 663, 918, 919] {
-            for y in 78..160 {
-                page.put_pixel(x, y, image::Luma([30]));
-            }
-        }
+        paint(&mut page, 60..930, 78..80, 30);
+        paint(&mut page, 60..930, 158..160, 30);
+        paint(
+            &mut page,
+            [60, 61, 662, 663, 918, 919].into_iter(),
+            78..160,
+            30,
+        );
         // The writing: cursive strokes joined along their middle, which reads as a
         // line to write on right of `Datum`.
-        for x in (672..890).step_by(9) {
-            for y in 115..150 {
-                page.put_pixel(x, y, image::Luma([40]));
-                page.put_pixel(x + 1, y, image::Luma([40]));
-            }
-        }
-        for x in 725..890 {
-            for y in 130..132 {
-                page.put_pixel(x, y, image::Luma([40]));
-            }
-        }
+        let strokes = (672..890).step_by(9).flat_map(|x| [x, x + 1]);
+        paint(&mut page, strokes, 115..150, 40);
+        paint(&mut page, 725..890, 130..132, 40);
         let lines = [
             line("Turnier", [110, 102, 59, 21]),
             line("Datum", [667, 91, 53, 18]),

@@ -1433,19 +1433,19 @@ fn ink_crop_at(
     let cut = paper.saturating_sub(INK_DELTA);
     let pale = paper.saturating_sub(INK_DELTA / 2);
     let at = |xx: u32, yy: u32| values[(yy * w + xx) as usize];
+    // Paper as much lighter across or down within reach (a step left of or above
+    // the box wraps past its width or height, and is no pixel).
     let lighter = |xx: u32, yy: u32, v: u8| {
+        let paper_by = v.saturating_add(INK_DELTA / 2);
         (1..=STROKE_REACH).any(|d| {
             [
-                (xx.checked_sub(d), Some(yy)),
-                (Some(xx + d).filter(|&a| a < w), Some(yy)),
-                (Some(xx), yy.checked_sub(d)),
-                (Some(xx), Some(yy + d).filter(|&b| b < h)),
+                (xx.wrapping_sub(d), yy),
+                (xx + d, yy),
+                (xx, yy.wrapping_sub(d)),
+                (xx, yy + d),
             ]
             .into_iter()
-            .any(|p| match p {
-                (Some(a), Some(b)) => at(a, b) >= v.saturating_add(INK_DELTA / 2),
-                _ => false,
-            })
+            .any(|(a, b)| a < w && b < h && at(a, b) >= paper_by)
         })
     };
     let dark = |xx: u32, yy: u32| {
