@@ -310,6 +310,26 @@ LABELS: dict[str, dict[str, tuple[str, str]]] = {
            "date": ("Дата", "Дата"), "white": ("Белые", "Белые"), "black": ("Чёрные", "Чёрные"),
            "result": ("Результат", "Результат")},
 }
+# Other wordings forms print for the same fields (`--label-words varied`): synonyms,
+# a number sign after the label (`Round No.`, `Brett-Nr.`, `Тур №`), a longer phrase. The
+# reader's own list was not drawn from these; they test it on words it may not know.
+LABEL_VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"event": ("Tournament", "Competition", "Event name"), "round": ("Round No.", "Rnd"),
+           "board": ("Table", "Board No.", "Board no"), "date": ("Date played",),
+           "white": ("White player",), "black": ("Black player",), "result": ("Final result",)},
+    "de": {"event": ("Veranstaltung", "Wettkampf"), "round": ("Runde Nr.", "Rd"),
+           "board": ("Tisch", "Brett-Nr.", "Brett Nr."), "date": ("Spieldatum",),
+           "white": ("Weiss", "Spieler Weiß"), "black": ("Spieler Schwarz",), "result": ("Resultat",)},
+    "pl": {"event": ("Zawody", "Nazwa turnieju"), "round": ("Runda nr", "Rd"),
+           "board": ("Nr stołu", "Szach."), "date": ("Data gry",),
+           "white": ("Biały", "Grający białymi"), "black": ("Czarny", "Grający czarnymi"),
+           "result": ("Rezultat",)},
+    "ru": {"event": ("Соревнование", "Название турнира"), "round": ("Тур №",),
+           "board": ("Доска №", "Стол №"), "date": ("Дата игры",),
+           "white": ("Белыми",), "black": ("Черные", "Чёрными"), "result": ("Итог",)},
+}
+# "fixed" (the LABELS above) or "varied" (each label drawn from LABELS and LABEL_VARIANTS).
+LABEL_WORDS = "fixed"
 SIGN = {"en": "Signature", "de": "Unterschrift", "pl": "Podpis", "ru": "Подпись"}
 FIELD_KEYS = ["event", "round", "board", "date", "white", "black"]
 OPTIONS = {"-": ("1-0", "½-½", "0-1"), ":": ("1:0", "½:½", "0:1")}
@@ -412,6 +432,8 @@ def draw_form_v2(fam: dict, rng: random.Random, hand: dict, values: dict):
     lang = fam["lang"]
     short = fam.get("abbrev", False)
     labels = {k: LABELS[lang][k][1 if short is True or (short and k in short) else 0] for k in LABELS[lang]}
+    if LABEL_WORDS == "varied":
+        labels = {k: rng.choice((v,) + LABEL_VARIANTS[lang][k]) for k, v in labels.items()}
     page = Image.new("L", (PAGE_W, PAGE_H), 255)
     d = ImageDraw.Draw(page)
     faces = [f for f in SYSTEM_PRINT if Path(f).exists()] if all(Path(f).exists() for f in SYSTEM_PRINT) else [
@@ -1042,6 +1064,8 @@ def main() -> None:
                          "loser is to move is a resign word in the form's language")
     ap.add_argument("--results", type=Path, metavar="REPORTS",
                     help="with --check: score the results `read -o REPORTS` found against the pages'")
+    ap.add_argument("--label-words", default="fixed", choices=["fixed", "varied"],
+                    help="varied: each newer form's labels drawn among other wordings of them (LABEL_VARIANTS)")
     ap.add_argument("--stem", default="game")
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "scoresheet")
     a = ap.parse_args()
@@ -1065,6 +1089,8 @@ def main() -> None:
         if unknown:
             ap.error(f"no family {', '.join(sorted(unknown))}")
         names = [n for n in names if n in want]
+    global LABEL_WORDS
+    LABEL_WORDS = a.label_words
     rng = random.Random(a.seed)
     games = val_games()
     hands = hand_fonts(a.fonts)

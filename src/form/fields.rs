@@ -91,7 +91,8 @@ pub struct FormText {
 /// `Дата` Aata / Aara, `Белые` FeΛble / benble / FeAne, `Чёрные` YëpHbie / YëpHble,
 /// `Результат` Pe3y∧bTaT / Pe3ynbTaT (`Λ`, `∧` fold to `a`); `Стол` printed in five
 /// fonts (`examples/ocr_lines.rs`): CTOn / CTon / CTOπ / CTOI / CTOT / CTor, all within
-/// one slip of `cton`.
+/// one slip of `cton`; `Соревнование` CopeBHOBaHve, `Белыми` beIbIMH, `Чёрными` TëpHbIMH,
+/// `Итог` ITor.
 pub const LABELS: &[(FieldKind, &[&str])] = &[
     (
         FieldKind::Event,
@@ -102,17 +103,32 @@ pub const LABELS: &[(FieldKind, &[&str])] = &[
             "turniej",
             "tournoi",
             "torneo",
+            "competition",
+            "veranstaltung",
+            "wettkampf",
+            "zawody",
             "typhup",
             "typhmp",
+            "copebhobahue",
         ],
     ),
     (
         FieldKind::Date,
-        &["date", "datum", "data", "fecha", "aata", "aara"],
+        &[
+            "date",
+            "datum",
+            "spieldatum",
+            "data",
+            "fecha",
+            "aata",
+            "aara",
+        ],
     ),
     (
         FieldKind::Round,
-        &["round", "rd", "runde", "runda", "ronde", "ronda", "typ"],
+        &[
+            "round", "rd", "rnd", "runde", "runda", "ronde", "ronda", "typ",
+        ],
     ),
     (
         FieldKind::Board,
@@ -121,9 +137,11 @@ pub const LABELS: &[(FieldKind, &[&str])] = &[
             "bd",
             "br",
             "brett",
+            "tisch",
             "szach",
             "szachownica",
             "stol",
+            "stolu",
             "table",
             "mesa",
             "aocka",
@@ -133,13 +151,15 @@ pub const LABELS: &[(FieldKind, &[&str])] = &[
     (
         FieldKind::White,
         &[
-            "white", "weiss", "biale", "biate", "blancs", "blancas", "feable", "benble", "feane",
+            "white", "weiss", "biale", "biate", "bialymi", "blancs", "blancas", "feable", "benble",
+            "feane", "beibimh",
         ],
     ),
     (
         FieldKind::Black,
         &[
-            "black", "schwarz", "czarne", "noirs", "negras", "yephbie", "yephble",
+            "black", "schwarz", "czarne", "czarnymi", "noirs", "negras", "yephbie", "yephble",
+            "yephbimh",
         ],
     ),
     (
@@ -152,9 +172,46 @@ pub const LABELS: &[(FieldKind, &[&str])] = &[
             "resultado",
             "pe3yabtat",
             "pe3ynbtat",
+            "itor",
         ],
     ),
 ];
+
+/// Words a form prints after a field's label, folded: a number sign (`Round No.`,
+/// `Runde Nr.`, `Тур №` read `Typ Ne` or `Typ Ng`) or a word that says which (`Date played`, `White
+/// player`, `Data gry`, `Дата игры` read `urpbl`). Print, part of the label: no value.
+const AFTER_LABEL: &[&str] = &[
+    "no", "nr", "ne", "ng", "nº", "number", "nummer", "numer", "played", "player", "name", "gry",
+    "urpbl", "wrpbl",
+];
+
+/// Number signs read glued to the label before them (`Brett-Nr.`, `Тур №` read `TypNe`).
+const GLUED_NUMBER_SIGNS: &[&str] = &["nr", "no", "ne", "ng"];
+
+/// Words a form prints before a field's label (`Spieler Weiß`, `Grający białymi`,
+/// `Nazwa turnieju`, `Название` read `Ha3BaHée`), folded; not a number sign, which may
+/// end the label before it (`Runde Nr. Brett`).
+const BEFORE_LABEL: &[&str] = &["spieler", "grajacy", "nazwa", "ha3bahue"];
+
+/// Whether `word` is one of `words`, with the slips a label of its length is allowed
+/// ([`match_label`]).
+fn is_one_of(words: &[&str], word: &str) -> bool {
+    let w = fold(word);
+    words
+        .iter()
+        .any(|q| edit_distance(&w, q) <= slips(q.chars().count()))
+}
+
+/// Edits a printed word of `n` letters may be read with and still be taken as that
+/// word: none up to three letters, one up to five, two up to eight, three beyond.
+fn slips(n: usize) -> usize {
+    match n {
+        0..=3 => 0,
+        4..=5 => 1,
+        6..=8 => 2,
+        _ => 3,
+    }
+}
 
 /// Words that make a line a signature line (`White signature`, `Podpis białych`,
 /// `Подпись` read as TloAnuCb): its labels name no field.
@@ -250,6 +307,7 @@ pub fn fold(s: &str) -> String {
             'у' => "y",
             'х' => "x",
             'к' => "k",
+            '№' => "no",
             c if c.is_alphanumeric() => {
                 out.push(c);
                 continue;
@@ -289,20 +347,25 @@ pub fn match_label(word: &str) -> Option<(FieldKind, usize)> {
     if w.is_empty() || w.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }
-    if let Some((kind, _)) = EXACT_LABELS.iter().find(|(_, ls)| ls.contains(&w.as_str())) {
+    match_folded(&w).or_else(|| {
+        let stem = GLUED_NUMBER_SIGNS
+            .iter()
+            .find_map(|n| w.strip_suffix(n))
+            .filter(|s| s.chars().count() >= 2)?;
+        match_folded(stem)
+    })
+}
+
+/// [`match_label`] of a folded word.
+fn match_folded(w: &str) -> Option<(FieldKind, usize)> {
+    if let Some((kind, _)) = EXACT_LABELS.iter().find(|(_, ls)| ls.contains(&w)) {
         return Some((*kind, 0));
     }
     let mut best: Option<(FieldKind, usize)> = None;
     for (kind, labels) in LABELS {
         for l in *labels {
-            let n = l.chars().count();
-            let allowed = match n {
-                0..=3 => 0,
-                4..=5 => 1,
-                6..=8 => 2,
-                _ => 3,
-            };
-            let d = edit_distance(&w, l);
+            let allowed = slips(l.chars().count());
+            let d = edit_distance(w, l);
             if d <= allowed && best.is_none_or(|b| d < b.1) {
                 best = Some((*kind, d));
             }
@@ -384,7 +447,8 @@ fn words(line: &TextLine) -> Vec<LineWord> {
         let c = chars.get(i).map(|c| c.0);
         // A colon ends a label (`Event:`), not a result (`1:0`) or a time.
         let after_letter = i > 0 && chars[i - 1].0.is_alphabetic();
-        let ends = matches!(c, None | Some(' ')) || (c == Some(':') && after_letter);
+        let colon = matches!(c, Some(':' | '：'));
+        let ends = matches!(c, None | Some(' ')) || (colon && after_letter);
         if ends {
             if let Some(s) = start.take() {
                 let text =
@@ -433,7 +497,7 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                         text: text(a, b),
                         x0: left(a),
                         x1: right(b - 1),
-                        colon: b == i && c == Some(':'),
+                        colon: b == i && colon,
                         span: (a, b),
                     });
                 }
@@ -976,7 +1040,7 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
         if options_rows.iter().any(|&o| same_row(o, (y, h))) {
             continue;
         }
-        for (w, m) in ws {
+        for (at, (w, m)) in ws.iter().enumerate() {
             // `(white)` under a signature line names the signer, not a field.
             if w.text.starts_with('(') {
                 continue;
@@ -1002,10 +1066,27 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
                 headings.push((y, h));
                 continue;
             }
+            // The words printed with it (`No.` after, `Spieler` before) are the label's.
+            let mut text = w.text.clone();
+            let (mut x1, mut colon) = (w.x1, w.colon);
+            for (q, m) in &ws[at + 1..] {
+                if colon || m.is_some() || !is_one_of(AFTER_LABEL, &q.text) {
+                    break;
+                }
+                text = format!("{text} {}", q.text);
+                (x1, colon) = (q.x1, q.colon);
+            }
+            let x0 = match at.checked_sub(1).map(|b| &ws[b]) {
+                Some((q, None)) if !q.colon && is_one_of(BEFORE_LABEL, &q.text) => {
+                    text = format!("{} {text}", q.text);
+                    q.x0
+                }
+                _ => w.x0,
+            };
             found.push(Label {
                 kind,
-                text: w.text.clone() + if w.colon { ":" } else { "" },
-                bbox: [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h],
+                text: text + if colon { ":" } else { "" },
+                bbox: [x0, y, x1.saturating_sub(x0).max(1), h],
                 distance,
             });
         }
@@ -1046,6 +1127,13 @@ fn place_values(
             words(line)
                 .into_iter()
                 .filter(|w| match_label(&w.text).is_none() && !is_signature_word(&w.text))
+                // A label's own words (`No.` after `Round`) are print.
+                .filter(move |w| {
+                    !labels.iter().any(|l| {
+                        let [lx, ly, lw, lh] = l.bbox;
+                        ly == y && lh == h && overlap(w.x0, w.x1, lx, lx + lw) > 0
+                    })
+                })
                 .map(move |w| [w.x0, y, w.x1.saturating_sub(w.x0).max(1), h])
         })
         .collect();
@@ -2258,6 +2346,67 @@ mod tests {
                 .enumerate()
                 .map(|(i, c)| (c, bbox[0] + (2 * i as u32 + 1) * bbox[2] / (2 * n)))
                 .collect(),
+        }
+    }
+
+    #[test]
+    fn words_printed_with_a_label_are_the_labels_and_no_value() {
+        // `Round No.` with its number written beside it; `Date played:` with nothing
+        // written; `Spieler Weiß` with the name after it.
+        let page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
+        let lines = [
+            line("Round No. 7", [50, 40, 200, 30]),
+            line("Date played:", [600, 40, 150, 30]),
+            line("Spieler Weiß Meier", [50, 120, 300, 30]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let round = spot(&form, FieldKind::Round);
+        assert_eq!(round.label, "Round No.");
+        // The value box begins after `No.`, where the `7` is, not on `No.`.
+        let no_end = 50 + 200 * 9 / 11;
+        assert!(round.value_box[0] >= no_end - 2, "{round:?}");
+        let date = spot(&form, FieldKind::Date);
+        assert_eq!(date.label, "Date played:");
+        // `played` is the label's: its box runs to the colon, the value's after it.
+        assert!(
+            date.label_box[0] + date.label_box[2] > 600 + 150 * 10 / 12,
+            "{date:?}"
+        );
+        assert!(
+            date.value_box[0] >= date.label_box[0] + date.label_box[2],
+            "{date:?}"
+        );
+        let white = spot(&form, FieldKind::White);
+        assert_eq!(white.label, "Spieler Weiß");
+        assert_eq!(white.label_box[0], 50, "{white:?}");
+        // `No.` and `played:` are print: the value reader never reads them.
+        for b in [round.label_box, date.label_box] {
+            assert!(form.print.contains(&b), "{b:?} in {:?}", form.print);
+        }
+    }
+
+    #[test]
+    fn labels_in_other_wordings_and_with_a_number_sign_glued_on() {
+        for (word, kind) in [
+            ("Competition", FieldKind::Event),
+            ("Veranstaltung", FieldKind::Event),
+            ("Zawody:", FieldKind::Event),
+            ("Rnd", FieldKind::Round),
+            ("Tisch", FieldKind::Board),
+            ("stołu", FieldKind::Board),
+            ("Spieldatum", FieldKind::Date),
+            // `Brett-Nr.`, and `Тур №` read as one word
+            ("Brett-Nr.", FieldKind::Board),
+            ("TypNe", FieldKind::Round),
+            ("Typ№", FieldKind::Round),
+            ("białymi", FieldKind::White),
+            ("czarnymi", FieldKind::Black),
+        ] {
+            assert_eq!(match_label(word).map(|m| m.0), Some(kind), "{word}");
+        }
+        // A number sign alone, or after a word that is no label, is none.
+        for word in ["Nr.", "No", "Ng", "№", "BrunoNr", "Meierno"] {
+            assert_eq!(match_label(word), None, "{word}");
         }
     }
 
