@@ -1279,40 +1279,50 @@ fn month_candidates(text: &str) -> Vec<(String, String)> {
 /// A date written with its month in Russian words, read by a Latin reader (`29
 /// ceHTA6pa 2019`, `19 9HB aD8 2025`): a day of one or two digits first, a year of
 /// four last, and between them something with two letters at least and no date of its
-/// own. Per month and Russian spelling of it ([`MONTH_WORDS`]), the date and the text
-/// with the spelling put between the day and the year as read, to score against the
-/// crop through the letters' look-alikes. Nothing for any other reading.
+/// own. The month's letters may be read as digits where it meets them (`6 октября
+/// 2013` read `60kT96p92013`, `28 сентября 2014` read `28ceHT96p92014`): a leading run
+/// of digits that is no day gives its first one or two digits that are one, a
+/// trailing run longer than a year its last four. Per month and Russian spelling of it
+/// ([`MONTH_WORDS`]), the date and the text with the spelling put between the day and
+/// the year as read, to score against the crop through the letters' look-alikes.
+/// Nothing for any other reading.
 fn russian_month_candidates(text: &str) -> Vec<(String, String)> {
     let t = text.trim();
-    let day_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let year_start = t
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
-    if !(1..=2).contains(&day_end) || t.len() - year_start != 4 || year_start <= day_end {
+    // Digits are ASCII: a run's length in characters is its length in bytes.
+    let lead = t.chars().take_while(char::is_ascii_digit).count();
+    let tail = t.chars().rev().take_while(char::is_ascii_digit).count();
+    if lead == 0 || tail < 4 || parse_date(t).is_some_and(|d| !d[5..7].contains('?')) {
         return Vec::new();
     }
-    let (day, middle, year) = (&t[..day_end], &t[day_end..year_start], &t[year_start..]);
-    let day: u32 = day.parse().unwrap_or(0);
-    if !(1..=31).contains(&day)
-        || middle.chars().filter(|c| c.is_alphabetic()).count() < 2
-        || parse_date(t).is_some_and(|d| !d[5..7].contains('?'))
-    {
-        return Vec::new();
-    }
+    let year_start = t.len() - 4;
+    let year = &t[year_start..];
     let Some(y) = parse_date(year) else {
         return Vec::new();
     };
-    let (before, after) = (
-        if middle.starts_with(' ') { " " } else { "" },
-        if middle.ends_with(' ') { " " } else { "" },
-    );
+    let is_day = |end: usize| t[..end].parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
+    let days: Vec<usize> = if lead <= 2 && is_day(lead) {
+        vec![lead]
+    } else {
+        (1..=lead.min(2)).filter(|&e| is_day(e)).collect()
+    };
     let mut out = Vec::new();
-    for (i, words) in MONTH_WORDS.iter().enumerate() {
-        for w in words.iter().filter(|w| w.chars().any(is_cyrillic)) {
-            out.push((
-                format!("{}.{:02}.{day:02}", &y[..4], i + 1),
-                format!("{}{before}{w}{after}{year}", &t[..day_end]),
-            ));
+    for day_end in days.into_iter().filter(|&e| e < year_start) {
+        let day: u32 = t[..day_end].parse().unwrap_or(0);
+        let middle = &t[day_end..year_start];
+        if middle.chars().filter(|c| c.is_alphabetic()).count() < 2 {
+            continue;
+        }
+        let (before, after) = (
+            if middle.starts_with(' ') { " " } else { "" },
+            if middle.ends_with(' ') { " " } else { "" },
+        );
+        for (i, words) in MONTH_WORDS.iter().enumerate() {
+            for w in words.iter().filter(|w| w.chars().any(is_cyrillic)) {
+                out.push((
+                    format!("{}.{:02}.{day:02}", &y[..4], i + 1),
+                    format!("{}{before}{w}{after}{year}", &t[..day_end]),
+                ));
+            }
         }
     }
     out
@@ -1720,6 +1730,13 @@ mod tests {
             "no year"
         );
         assert!(russian_month_candidates("Typnup 2019").is_empty(), "no day");
+        // The month's `о` read as a `0` after the day, its `я` as a `9` before the year.
+        let c = russian_month_candidates("60kT96p92013");
+        assert!(has(&c, "2013.10.06", "6октября2013"));
+        assert!(c.iter().all(|(d, _)| d.ends_with(".06")), "60 is no day");
+        let c = russian_month_candidates("28ceHT96p92014");
+        assert!(has(&c, "2014.09.28", "28сентября2014"));
+        assert!(c.iter().all(|(d, _)| d.starts_with("2014.")));
     }
 
     #[test]
