@@ -328,7 +328,9 @@ LABEL_VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
            "board": ("Доска №", "Стол №"), "date": ("Дата игры",),
            "white": ("Белыми",), "black": ("Черные", "Чёрными"), "result": ("Итог",)},
 }
-# "fixed" (the LABELS above) or "varied" (each label drawn from LABELS and LABEL_VARIANTS).
+# "fixed" (the LABELS above), "varied" (each label drawn from LABELS and LABEL_VARIANTS)
+# or "bilingual" (a form not in English prints each label with its English one after a
+# slash, `Runde / Round`, as forms for international events do).
 LABEL_WORDS = "fixed"
 SIGN = {"en": "Signature", "de": "Unterschrift", "pl": "Podpis", "ru": "Подпись"}
 FIELD_KEYS = ["event", "round", "board", "date", "white", "black"]
@@ -434,6 +436,9 @@ def draw_form_v2(fam: dict, rng: random.Random, hand: dict, values: dict):
     labels = {k: LABELS[lang][k][1 if short is True or (short and k in short) else 0] for k in LABELS[lang]}
     if LABEL_WORDS == "varied":
         labels = {k: rng.choice((v,) + LABEL_VARIANTS[lang][k]) for k, v in labels.items()}
+    elif LABEL_WORDS == "bilingual" and lang != "en":
+        english = {k: LABELS["en"][k][1 if short is True or (short and k in short) else 0] for k in labels}
+        labels = {k: f"{v} / {english[k]}" for k, v in labels.items()}
     page = Image.new("L", (PAGE_W, PAGE_H), 255)
     d = ImageDraw.Draw(page)
     faces = [f for f in SYSTEM_PRINT if Path(f).exists()] if all(Path(f).exists() for f in SYSTEM_PRINT) else [
@@ -1064,8 +1069,9 @@ def main() -> None:
                          "loser is to move is a resign word in the form's language")
     ap.add_argument("--results", type=Path, metavar="REPORTS",
                     help="with --check: score the results `read -o REPORTS` found against the pages'")
-    ap.add_argument("--label-words", default="fixed", choices=["fixed", "varied"],
-                    help="varied: each newer form's labels drawn among other wordings of them (LABEL_VARIANTS)")
+    ap.add_argument("--label-words", default="fixed", choices=["fixed", "varied", "bilingual"],
+                    help="varied: each newer form's labels drawn among other wordings of them (LABEL_VARIANTS); "
+                         "bilingual: a form not in English prints each label with its English one (`Runde / Round`)")
     ap.add_argument("--stem", default="game")
     ap.add_argument("--bin", type=Path, default=ROOT / "target" / "release" / "scoresheet")
     a = ap.parse_args()

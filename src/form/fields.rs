@@ -417,8 +417,8 @@ struct LineWord {
     span: (usize, usize),
 }
 
-/// Cuts a line into words at spaces and colons, placing each by the columns the
-/// recogniser put its characters in.
+/// Cuts a line into words at spaces, colons and slashes between words, placing each by
+/// the columns the recogniser put its characters in.
 fn words(line: &TextLine) -> Vec<LineWord> {
     let chars = &line.chars;
     let [bx, _, bw, _] = line.bbox;
@@ -488,10 +488,32 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                         .min()
                         .map(|(_, k)| k)
                 });
-                let cuts: Vec<(usize, usize)> = match glued {
+                let mut cuts: Vec<(usize, usize)> = match glued {
                     Some(k) => vec![(s, k), (k, i)],
                     None => vec![(s, i)],
                 };
+                // A label and its other language's read as one word (`Runde/Round`,
+                // `Typ/Rd.`): the words on each side of a slash, where the whole is no
+                // label and a side is (not `Pe3y/bra`, `Результат` read with a slash).
+                if let [(a, b)] = cuts[..]
+                    && match_label(&text(a, b)).is_none()
+                {
+                    let mut sides = Vec::new();
+                    let mut from = a;
+                    for k in (a..b).filter(|&k| chars[k].0 == '/') {
+                        sides.push((from, k));
+                        from = k + 1;
+                    }
+                    sides.push((from, b));
+                    sides.retain(|(x, y)| x < y);
+                    if sides.len() > 1
+                        && sides
+                            .iter()
+                            .any(|&(x, y)| match_label(&text(x, y)).is_some())
+                    {
+                        cuts = sides;
+                    }
+                }
                 for (a, b) in cuts {
                     out.push(LineWord {
                         text: text(a, b),
@@ -1069,8 +1091,15 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
             // The words printed with it (`No.` after, `Spieler` before) are the label's.
             let mut text = w.text.clone();
             let (mut x1, mut colon) = (w.x1, w.colon);
-            for (q, m) in &ws[at + 1..] {
-                if colon || m.is_some() || !is_one_of(AFTER_LABEL, &q.text) {
+            // So is the same field's label in another language after a slash (`Runde /
+            // Round`, `Тур / Round`).
+            let after = &ws[at + 1..];
+            for (j, (q, m)) in after.iter().enumerate() {
+                let same = |m: &Option<(FieldKind, usize)>| m.is_some_and(|(k, _)| k == kind);
+                let slash =
+                    fold(&q.text).is_empty() && after.get(j + 1).is_some_and(|n| same(&n.1));
+                let joins = slash || same(m) || (m.is_none() && is_one_of(AFTER_LABEL, &q.text));
+                if colon || !joins {
                     break;
                 }
                 text = format!("{text} {}", q.text);
@@ -2383,6 +2412,27 @@ mod tests {
         for b in [round.label_box, date.label_box] {
             assert!(form.print.contains(&b), "{b:?} in {:?}", form.print);
         }
+    }
+
+    #[test]
+    fn a_label_with_its_english_after_a_slash_is_one_label() {
+        let page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
+        let lines = [
+            line("Runde/Round 7", [50, 40, 200, 30]),
+            line("Weiß / White", [600, 40, 150, 30]),
+            line("Pe3y/bra %", [50, 300, 120, 30]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let round = spot(&form, FieldKind::Round);
+        assert_eq!(round.label, "Runde Round");
+        // The value begins after `Round`, at the `7`.
+        assert!(round.value_box[0] >= 50 + 200 * 11 / 13 - 2, "{round:?}");
+        let white = spot(&form, FieldKind::White);
+        assert_eq!(white.label, "Weiß / White");
+        assert!(white.value_box[0] >= 600 + 150 - 10, "{white:?}");
+        // A label read with a slash for a letter stays one word, and a value after it
+        // that reads as no letter (`½` read `%` too) is no part of it.
+        assert_eq!(spot(&form, FieldKind::Result).label, "Pe3y/bra");
     }
 
     #[test]
