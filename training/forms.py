@@ -433,12 +433,14 @@ def draw_form_v2(fam: dict, rng: random.Random, hand: dict, values: dict):
     the result options [(PGN result, printed text, box)]."""
     lang = fam["lang"]
     short = fam.get("abbrev", False)
-    labels = {k: LABELS[lang][k][1 if short is True or (short and k in short) else 0] for k in LABELS[lang]}
+    def printed(lg: str, k: str) -> str:
+        return LABELS[lg][k][1 if short is True or (short and k in short) else 0]
+
+    labels = {k: printed(lang, k) for k in LABELS[lang]}
     if LABEL_WORDS == "varied":
         labels = {k: rng.choice((v,) + LABEL_VARIANTS[lang][k]) for k, v in labels.items()}
     elif LABEL_WORDS == "bilingual" and lang != "en":
-        english = {k: LABELS["en"][k][1 if short is True or (short and k in short) else 0] for k in labels}
-        labels = {k: f"{v} / {english[k]}" for k, v in labels.items()}
+        labels = {k: f"{v} / {printed('en', k)}" for k, v in labels.items()}
     page = Image.new("L", (PAGE_W, PAGE_H), 255)
     d = ImageDraw.Draw(page)
     faces = [f for f in SYSTEM_PRINT if Path(f).exists()] if all(Path(f).exists() for f in SYSTEM_PRINT) else [

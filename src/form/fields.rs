@@ -496,7 +496,7 @@ fn words(line: &TextLine) -> Vec<LineWord> {
                 // `Typ/Rd.`): the words on each side of a slash, where the whole is no
                 // label and a side is (not `Pe3y/bra`, `Результат` read with a slash).
                 if let [(a, b)] = cuts[..]
-                    && match_label(&text(a, b)).is_none()
+                    && whole.is_none()
                 {
                     let mut sides = Vec::new();
                     let mut from = a;
@@ -1094,8 +1094,8 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
             // So is the same field's label in another language after a slash (`Runde /
             // Round`, `Тур / Round`).
             let after = &ws[at + 1..];
+            let same = |m: &Option<(FieldKind, usize)>| m.is_some_and(|(k, _)| k == kind);
             for (j, (q, m)) in after.iter().enumerate() {
-                let same = |m: &Option<(FieldKind, usize)>| m.is_some_and(|(k, _)| k == kind);
                 let slash =
                     fold(&q.text).is_empty() && after.get(j + 1).is_some_and(|n| same(&n.1));
                 let joins = slash || same(m) || (m.is_none() && is_one_of(AFTER_LABEL, &q.text));

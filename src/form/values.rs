@@ -1299,15 +1299,19 @@ fn russian_month_candidates(text: &str) -> Vec<(String, String)> {
     let Some(y) = parse_date(year) else {
         return Vec::new();
     };
-    let is_day = |end: usize| t[..end].parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
-    let days: Vec<usize> = if lead <= 2 && is_day(lead) {
-        vec![lead]
-    } else {
-        (1..=lead.min(2)).filter(|&e| is_day(e)).collect()
+    let day_to = |end: usize| {
+        let day = t[..end]
+            .parse::<u32>()
+            .ok()
+            .filter(|d| (1..=31).contains(d))?;
+        Some((end, day))
+    };
+    let days: Vec<(usize, u32)> = match day_to(lead).filter(|_| lead <= 2) {
+        Some(d) => vec![d],
+        None => (1..=lead.min(2)).filter_map(day_to).collect(),
     };
     let mut out = Vec::new();
-    for day_end in days.into_iter().filter(|&e| e < year_start) {
-        let day: u32 = t[..day_end].parse().unwrap_or(0);
+    for (day_end, day) in days.into_iter().filter(|&(e, _)| e < year_start) {
         let middle = &t[day_end..year_start];
         if middle.chars().filter(|c| c.is_alphabetic()).count() < 2 {
             continue;
