@@ -71,7 +71,7 @@ pub(crate) mod vocab;
 pub use convert::convert_game;
 pub use decode::DEFAULT_BEAM_WIDTH;
 pub use grid::GridParams;
-pub use model::{CellModel, HeaderReader, Located, OrtModel, RuntimeParams, Spot};
+pub use model::{CellModel, HeaderReader, Located, OrtModel, RuntimeParams, Spot, Table};
 pub use notation::{Notation, Variant};
 pub use page::{PageParams, load_page, load_pages, open_pages};
 pub use pairings::assign::{Assignment, assign};

@@ -25,7 +25,7 @@ pub(crate) mod ocr;
 
 /// The reader's output and its classes: the shared vocabulary (see [`crate::vocab`]).
 pub use crate::vocab::{Alphabet, CellScores};
-pub use header::{HeaderReader, Located, Spot};
+pub use header::{HeaderReader, Located, Spot, Table};
 #[cfg(any(test, feature = "internals"))]
 pub use manifest::{InputSpec, OutputSpec};
 pub use manifest::{Manifest, SecondLook};

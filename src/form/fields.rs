@@ -24,8 +24,8 @@
 
 use image::GrayImage;
 
-use crate::model::ModelError;
 use crate::model::ocr::{PrintedReader, TextLine};
+use crate::model::{ModelError, Table};
 
 /// A header field of the form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -860,27 +860,43 @@ impl<'a> Ink<'a> {
 }
 
 /// Reads the page outside the table and finds the fields and the result options.
-/// `table` is the move table's box (x, y, w, h); without one the whole page is read.
+/// `table` is the move table; without one the whole page is read.
 /// A runtime failure gives an empty [`FormText`] (nothing found, nothing invented).
-pub fn find_fields(page: &GrayImage, table: Option<[u32; 4]>, ocr: &mut PrintedReader) -> FormText {
+pub fn find_fields(page: &GrayImage, table: Option<&Table>, ocr: &mut PrintedReader) -> FormText {
     read_form(page, table, ocr).unwrap_or_default()
 }
 
-/// The regions read: above and below the table, the page's width; the whole page
-/// without a table.
-pub fn regions(page: &GrayImage, table: Option<[u32; 4]>) -> Vec<[u32; 4]> {
+/// The regions read: above and below the table (from its columns' lowest top and
+/// highest foot), the page's width; the whole page without a table.
+pub fn regions(page: &GrayImage, table: Option<&Table>) -> Vec<[u32; 4]> {
     let (w, h) = page.dimensions();
     match table {
         None => vec![[0, 0, w, h]],
-        Some([tx, ty, tw, th]) => {
+        Some(t) => {
+            let [tx, ty, tw, th] = t.bbox;
             let (ty, tx) = (ty.min(h), tx.min(w));
             let bottom = (ty + th).min(h);
             let right = (tx + tw).min(w);
+            // A slanted table (its columns' tops or feet more than half a row apart):
+            // the page is read from half a row inside its highest foot (lowest top),
+            // so that a label level with that end's rule is read whole; the table's
+            // own lines are dropped after.
+            let [top_in, bottom_in] = t.inner;
+            let top_in = if top_in > ty + t.row / 2 {
+                (top_in + t.row / 2).min(bottom)
+            } else {
+                ty
+            };
+            let bottom_in = if bottom_in + t.row / 2 < bottom {
+                bottom_in.saturating_sub(t.row / 2).max(ty)
+            } else {
+                bottom
+            };
             // Beside the table only where a column of fields fits (a strip of labels).
             let side = w / 8;
             [
-                [0, 0, w, ty],
-                [0, bottom, w, h - bottom],
+                [0, 0, w, top_in],
+                [0, bottom_in, w, h - bottom_in],
                 [0, ty, tx, bottom - ty],
                 [right, ty, w - right, bottom - ty],
             ]
@@ -899,16 +915,33 @@ pub fn regions(page: &GrayImage, table: Option<[u32; 4]>) -> Vec<[u32; 4]> {
 /// When the runtime fails.
 pub fn read_form(
     page: &GrayImage,
-    table: Option<[u32; 4]>,
+    table: Option<&Table>,
     ocr: &mut PrintedReader,
 ) -> Result<FormText, ModelError> {
     let mut lines = Vec::new();
     for r in regions(page, table) {
         lines.extend(ocr.read_region(page, r)?);
     }
-    let atop = labels_atop_writing(page, table, &lines, ocr)?;
+    if let Some(t) = table {
+        off_cells(&mut lines, t);
+    }
+    let bbox = table.map(|t| t.bbox);
+    let atop = labels_atop_writing(page, bbox, &lines, ocr)?;
     lines.extend(atop);
-    Ok(form_from_lines(page, table, &lines))
+    Ok(form_from_lines(page, bbox, &lines))
+}
+
+/// Drops the lines read with their centre in one of the table's cells: a slanted
+/// table's foot (or top) is inside the regions read, and its moves are no header.
+fn off_cells(lines: &mut Vec<TextLine>, table: &Table) {
+    lines.retain(|l| {
+        let [x, y, w, h] = l.bbox;
+        let (cx, cy) = (x + w / 2, y + h / 2);
+        !table
+            .cells
+            .iter()
+            .any(|&[bx, by, bw, bh]| (bx..bx + bw).contains(&cx) && (by..by + bh).contains(&cy))
+    });
 }
 
 /// Height, in label heights, from which a line read is writing: the detector may have
@@ -1040,13 +1073,26 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
             })
         })
         .collect();
+    // A colour and a win word, apart or read as one word (`WHITEWON`).
+    let colour_won = |word: &str| {
+        let f = fold(word);
+        WIN_WORDS.iter().any(|win| {
+            f.strip_suffix(win).is_some_and(|c| {
+                matches!(
+                    match_label(c),
+                    Some((FieldKind::White | FieldKind::Black, _))
+                )
+            })
+        })
+    };
     let options_rows: Vec<(u32, u32)> = read
         .iter()
         .filter(|(_, ws)| {
-            ws.windows(2).any(|p| {
-                matches!(p[0].1, Some((FieldKind::White | FieldKind::Black, _)))
-                    && WIN_WORDS.contains(&fold(&p[1].0.text).as_str())
-            })
+            ws.iter().any(|(w, _)| colour_won(&w.text))
+                || ws.windows(2).any(|p| {
+                    matches!(p[0].1, Some((FieldKind::White | FieldKind::Black, _)))
+                        && WIN_WORDS.contains(&fold(&p[1].0.text).as_str())
+                })
         })
         .map(|(l, _)| (l.bbox[1], l.bbox[3]))
         .collect();
@@ -2243,6 +2289,16 @@ mod tests {
             line("BLACK WON", [1000, 1704, 200, 30]),
             line("Black: Smith", [20, 1750, 400, 30]),
         ];
+        // The same row of a photographed sheet: `WHITE WON` read as one word, `BLACK
+        // WON` cut off at the page's foot.
+        let glued = [
+            line("CIRCLE CORRECT RESULT:", [50, 1725, 405, 41]),
+            line("WHITEWON", [554, 1724, 203, 44]),
+            line("DRAW", [884, 1729, 113, 46]),
+            line("RIACV IAIAA", [1105, 1745, 213, 28]),
+        ];
+        let (labels, _) = find_labels(&glued, Some([112, 0, 1334, 1720]));
+        assert!(labels.is_empty(), "{labels:?}");
         let (labels, _) = find_labels(&lines, Some([20, 100, 1300, 1550]));
         let colours: Vec<(FieldKind, u32)> = labels
             .iter()
@@ -2362,6 +2418,44 @@ mod tests {
                 page.put_pixel(x, y, image::Luma([v]));
             }
         }
+    }
+
+    #[test]
+    fn a_slanted_tables_foot_leaves_the_labels_beside_its_higher_end_read() {
+        let page = GrayImage::new(1300, 1800);
+        // Two blocks of cells, 40 high; the right block's foot 60 pixels lower (a
+        // phone photo's perspective), its box's foot at 1470.
+        let mut cells = Vec::new();
+        for (x, foot) in [(160u32, 1410u32), (720, 1470)] {
+            for row in 0..30 {
+                cells.push([x, foot - 40 * (30 - row), 500, 40]);
+            }
+        }
+        let slanted = Table {
+            bbox: [160, 210, 1060, 1260],
+            inner: [270, 1410],
+            row: 40,
+            cells,
+        };
+        let below = regions(&page, Some(&slanted))[1];
+        // From half a row inside the higher foot: a label at y 1400 beside it is read.
+        assert_eq!(below[1], 1390, "{below:?}");
+        // The lines of the right block's last rows are the table's and dropped;
+        // the label and the writing beside the left block's foot are kept.
+        let mut lines = vec![
+            line("Turniej", [80, 1400, 90, 30]),
+            line("Liga Juniorów", [200, 1415, 300, 50]),
+            line("Sf3", [760, 1435, 60, 30]),
+        ];
+        off_cells(&mut lines, &slanted);
+        let kept: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(kept, ["Turniej", "Liga Juniorów"]);
+        // A level table is read from its box's foot, as before.
+        let level = Table {
+            inner: [210, 1460],
+            ..slanted
+        };
+        assert_eq!(regions(&page, Some(&level))[1][1], 1470);
     }
 
     fn line(text: &str, bbox: [u32; 4]) -> TextLine {

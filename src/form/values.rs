@@ -24,12 +24,16 @@ use super::result::RESIGN_WORDS;
 use crate::decode::{CellScorer, Trie};
 use crate::glyph::canonical_str;
 use crate::model::cyrillic::{Reading, Search, capitalise, written_in_latin};
-use crate::model::{CellModel, HeaderReader, Located, ModelError, Spot};
+use crate::model::{CellModel, HeaderReader, Located, ModelError, Spot, Table};
 use crate::vocab::{Alphabet, CellScores};
 
 /// Numbers read without a closed set of rounds: `1..=MAX_NUMBER` (boards of a large
 /// open, rounds).
 const MAX_NUMBER: u32 = 300;
+
+/// A round may be written as a round and a game in it (`2.1`: a match's or a knockout
+/// round's first game, as PGN files give it): rounds up to this, games up to 9.
+const MAX_DOTTED_ROUND: u32 = 20;
 
 /// A date the two readers read differently keeps this share of the surer reading's
 /// sureness: it goes to review.
@@ -196,7 +200,7 @@ pub struct Looked {
 /// reader cannot spell). `cyrillic`: the form's headings are Russian.
 pub fn look(
     page: &GrayImage,
-    table: Option<[u32; 4]>,
+    table: Option<&Table>,
     reader: &mut dyn HeaderReader,
     vocab: Vocab,
     cyrillic: bool,
@@ -291,7 +295,7 @@ pub fn look(
                     } else {
                         &[]
                     };
-                    let set = number_set(known);
+                    let set = number_set(known, text.spot.field == "round");
                     let words: Vec<&str> = set.iter().map(String::as_str).collect();
                     let (_, own, scores) = reader.read_and_score(crop, &words);
                     text.number_own = own;
@@ -414,8 +418,8 @@ pub fn read(
         };
         let mut cell = Cell::new(&cell, alphabet, floor);
         match v.field.as_str() {
-            "round" => read_number(&mut v, &mut cell, vocab.rounds, s, weight),
-            "board" => read_number(&mut v, &mut cell, &[], s, weight),
+            "round" => read_number(&mut v, &mut cell, vocab.rounds, true, s, weight),
+            "board" => read_number(&mut v, &mut cell, &[], false, s, weight),
             "date" => read_date(&mut v, &mut cell, s),
             "result" => match s.line.as_ref().map(|l| l.0.as_str()) {
                 Some(text) if super::fields::reads_options(text) => {
@@ -587,13 +591,19 @@ fn take_best(v: &mut ValueRead, probs: Vec<(String, f32)>, fit: f32) {
 }
 
 /// The numbers a round or board may say: the closed set `known` (the pairings'
-/// rounds), else `1..=MAX_NUMBER`.
-fn number_set(known: &[String]) -> Vec<String> {
-    if known.is_empty() {
-        (1..=MAX_NUMBER).map(|n| n.to_string()).collect()
-    } else {
-        known.to_vec()
+/// rounds), else `1..=MAX_NUMBER`, and for a round (`dotted`) also a round and a
+/// game in it (`2.1`).
+fn number_set(known: &[String], dotted: bool) -> Vec<String> {
+    if !known.is_empty() {
+        return known.to_vec();
     }
+    let mut set: Vec<String> = (1..=MAX_NUMBER).map(|n| n.to_string()).collect();
+    if dotted {
+        for r in 1..=MAX_DOTTED_ROUND {
+            set.extend((1..=9).map(|g| format!("{r}.{g}")));
+        }
+    }
+    set
 }
 
 /// A round or board: the numbers of [`number_set`], each also written with a
@@ -604,8 +614,15 @@ fn number_set(known: &[String]) -> Vec<String> {
 /// against its own reading; the text reader's for the value taken): a number the text
 /// reader reads as written is not doubted because the cell reader, made for moves,
 /// reads a `9` as a `g`.
-fn read_number(v: &mut ValueRead, cell: &mut Cell, known: &[String], s: &SpotText, weight: f32) {
-    let set = number_set(known);
+fn read_number(
+    v: &mut ValueRead,
+    cell: &mut Cell,
+    known: &[String],
+    dotted: bool,
+    s: &SpotText,
+    weight: f32,
+) {
+    let set = number_set(known, dotted);
     let mut scored = Vec::with_capacity(set.len() * 2);
     for n in &set {
         scored.push((n.clone(), cell.log_share(n)));
@@ -1572,7 +1589,7 @@ fn rule_bands(mut rows: Vec<bool>, clear: impl Fn(usize) -> bool) -> Vec<bool> {
 /// The printed-text reader as the header fields' reader: its fields found by
 /// [`super::fields::find_fields`], the marked printed result option with them.
 impl HeaderReader for crate::model::ocr::PrintedReader {
-    fn locate(&mut self, page: &GrayImage, table: Option<[u32; 4]>) -> Located {
+    fn locate(&mut self, page: &GrayImage, table: Option<&Table>) -> Located {
         let form = super::fields::find_fields(page, table, self);
         let marked = form.result_options.as_ref().and_then(|o| {
             let (i, p) = o.marked?;
@@ -2034,7 +2051,7 @@ mod tests {
         let read = |scores: &CellScores, own: f32| {
             let mut v = ValueRead::default();
             let mut cell = Cell::new(scores, &a, floor);
-            read_number(&mut v, &mut cell, &[], &spot(own), 0.5);
+            read_number(&mut v, &mut cell, &[], true, &spot(own), 0.5);
             v
         };
         // The cell reader reads `g` (no number explains it): the text reader decides.
@@ -2050,6 +2067,28 @@ mod tests {
         let scores = crate::form::result::test_readings::clean("4", &a);
         let v = read(&scores, -0.1);
         assert!(v.confidence < 0.6, "two readers disagree: {v:?}");
+    }
+
+    #[test]
+    fn a_round_and_a_game_in_it_is_a_round() {
+        // Digits and the full stop, as the values reader spells them.
+        let a = Alphabet::new("_0123456789.".chars().collect(), 0);
+        let floor = crate::decode::DecodeParams::default().reading.read_floor;
+        let read = |written: &str, dotted: bool| {
+            let scores = crate::form::result::test_readings::clean(written, &a);
+            let mut v = ValueRead::default();
+            let mut cell = Cell::new(&scores, &a, floor);
+            let s = open_spot("round", written, 0.9, None);
+            read_number(&mut v, &mut cell, &[], dotted, &s, 0.5);
+            v
+        };
+        // `2.1` (round 2, its first game) is a round as written, and sure.
+        let v = read("2.1", true);
+        assert_eq!(v.value.as_deref(), Some("2.1"), "{v:?}");
+        assert!(v.confidence > 0.9, "{v:?}");
+        // `21` is still round 21, and a board is never dotted.
+        assert_eq!(read("21", true).value.as_deref(), Some("21"));
+        assert_ne!(read("2.1", false).value.as_deref(), Some("2.1"));
     }
 
     #[test]

@@ -17,6 +17,22 @@ pub struct Spot {
     pub value_box: [u32; 4],
 }
 
+/// The move table found on a page, as the header's reader needs it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    /// `[x, y, w, h]`: the box round all its cells.
+    pub bbox: [u32; 4],
+    /// The lowest of its columns' tops and the highest of their bottoms. On a photographed
+    /// sheet the table's sides slant, and its box takes in print beside the higher end of
+    /// its foot (or the lower end of its top): the page is read from these rows.
+    pub inner: [u32; 2],
+    /// The median cell's height.
+    pub row: u32,
+    /// Its cells' ruled boxes (the move-number boxes among them): a line read with its
+    /// centre inside one is the table's, no header.
+    pub cells: Vec<[u32; 4]>,
+}
+
 /// What the form prints around the moves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Located {
@@ -36,8 +52,8 @@ pub struct Located {
 /// A reader of printed and written text lines (labels, names, events).
 pub trait HeaderReader {
     /// The form's fields on `page` (the straightened page); `table` is the move
-    /// table's box, when found.
-    fn locate(&mut self, page: &GrayImage, table: Option<[u32; 4]>) -> Located;
+    /// table, when found.
+    fn locate(&mut self, page: &GrayImage, table: Option<&Table>) -> Located;
 
     /// The text of one line and its probability (0..1).
     fn read_line(&mut self, crop: &GrayImage) -> (String, f32);

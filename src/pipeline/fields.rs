@@ -5,7 +5,7 @@
 //! better gives them ([`crate::report::SheetReport::apply_fields`]).
 
 use crate::form::values::{self, Vocab};
-use crate::model::CellModel;
+use crate::model::{CellModel, Table};
 use crate::report::FieldRead;
 
 use super::game::CopyRead;
@@ -38,8 +38,8 @@ pub(super) fn read_fields(
             let Some(reader) = model.header_reader() else {
                 return Ok(Vec::new());
             };
-            let table = table_box(grid);
-            let looked = values::look(&page.image, table, reader, vocab, cyrillic);
+            let table = table_outline(grid);
+            let looked = values::look(&page.image, table.as_ref(), reader, vocab, cyrillic);
             dump_crops(&looked, &page.source, page.index);
             let read =
                 values::read(&looked, model, vocab, floor).map_err(|source| SheetError::Model {
@@ -92,16 +92,40 @@ fn dump_crops(looked: &values::Looked, source: &std::path::Path, index: usize) {
     }
 }
 
-/// The move table's box: the union of its cells.
-fn table_box(grid: &crate::grid::Grid) -> Option<[u32; 4]> {
+/// The move table as the header's reader needs it: the union of its cells, its
+/// columns' lowest top and highest foot, and its cells' ruled and number boxes.
+fn table_outline(grid: &crate::grid::Grid) -> Option<Table> {
     let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    let mut columns: std::collections::BTreeMap<(usize, bool), (u32, u32)> = Default::default();
+    let mut cells = Vec::with_capacity(grid.cells.len() * 2);
     for c in &grid.cells {
         x0 = x0.min(c.bbox.x);
         y0 = y0.min(c.bbox.y);
         x1 = x1.max(c.bbox.x + c.bbox.w);
         y1 = y1.max(c.bbox.y + c.bbox.h);
+        let column = columns
+            .entry((c.block, c.side == shakmaty::Color::White))
+            .or_insert((u32::MAX, 0));
+        column.0 = column.0.min(c.bbox.y);
+        column.1 = column.1.max(c.bbox.y + c.bbox.h);
+        for b in std::iter::once(&c.ruled).chain(&c.number) {
+            cells.push([b.x, b.y, b.w, b.h]);
+        }
     }
-    (x1 > x0 && y1 > y0).then_some([x0, y0, x1 - x0, y1 - y0])
+    let mut heights: Vec<u32> = grid.cells.iter().map(|c| c.ruled.h).collect();
+    let mid = heights.len() / 2;
+    let row = heights
+        .get(mid)
+        .is_some()
+        .then(|| *heights.select_nth_unstable(mid).1);
+    let top = columns.values().map(|c| c.0).max().unwrap_or(y0);
+    let bottom = columns.values().map(|c| c.1).min().unwrap_or(y1);
+    (x1 > x0 && y1 > y0).then(|| Table {
+        bbox: [x0, y0, x1 - x0, y1 - y0],
+        inner: [top, bottom],
+        row: row.unwrap_or(0),
+        cells,
+    })
 }
 
 /// A value read as the report's field; a resign word in the result field becomes the
