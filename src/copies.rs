@@ -11,6 +11,8 @@
 
 use std::collections::HashMap;
 
+use crate::report::GameInfo;
+
 /// Plies in an index window. Four consecutive plies read the same on both copies are
 /// common even with a misread every few plies, and rarely repeat by chance outside
 /// the opening.
@@ -327,8 +329,80 @@ fn align(x: &[String], y: &[String]) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// A name read on two sheets of one game is the same name where its words, sorted,
+/// differ by at most one edit in this many letters: each sheet's header is read
+/// alone, and a letter or two may come out differently on each (`Kowalski, J.` and
+/// `J. Kowalsky`); two players' names differ in most of their letters.
+const NAME_EDITS_PER_LETTER: usize = 3;
+
+/// How a continuation sheet's header (`later`) agrees with a first sheet's game
+/// fields: the number of the fields that tell a folder's games apart (white, black,
+/// board) both say and agree on, or `None` where one they both say disagrees (another
+/// name or board, or another round). A round is one folder's for every game, and the
+/// event and date one tournament's: they tell no two of its games apart.
+pub fn header_agreement(first: &GameInfo, later: &GameInfo) -> Option<usize> {
+    let key = |name: &str| {
+        let mut words: Vec<String> = name
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect();
+        words.sort();
+        words.join(" ")
+    };
+    if let (Some(a), Some(b)) = (&first.round, &later.round)
+        && a != b
+    {
+        return None;
+    }
+    let mut agree = 0;
+    for (a, b) in [(&first.white, &later.white), (&first.black, &later.black)] {
+        if let (Some(a), Some(b)) = (a, b) {
+            let (a, b) = (key(a), key(b));
+            let letters = a.chars().count().max(b.chars().count());
+            if crate::form::fields::edit_distance(&a, &b) * NAME_EDITS_PER_LETTER > letters {
+                return None;
+            }
+            agree += 1;
+        }
+    }
+    if let (Some(a), Some(b)) = (first.board, later.board) {
+        if a != b {
+            return None;
+        }
+        agree += 1;
+    }
+    Some(agree)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_continuation_sheets_header_agrees_with_its_first_sheet_only() {
+        let game = |white: &str, black: &str, round: &str, board: Option<u32>| GameInfo {
+            white: Some(white.into()),
+            black: Some(black.into()),
+            round: Some(round.into()),
+            board,
+            ..GameInfo::default()
+        };
+        let first = game("Kowalski, Jan", "Nowak, Piotr", "3", Some(12));
+        // The same game, its names read with a slip and in another order; the round
+        // tells no games of a folder apart.
+        let later = game("Jan Kowalsky", "Nowak Piotr", "3", None);
+        assert_eq!(header_agreement(&first, &later), Some(2));
+        // Another round is another game.
+        let next_round = game("Kowalski, Jan", "Nowak, Piotr", "4", Some(12));
+        assert_eq!(header_agreement(&first, &next_round), None);
+        // Another board of the same round, another game.
+        let other = game("Wiśniewski, Adam", "Zając, Ewa", "3", Some(7));
+        assert_eq!(header_agreement(&other, &later), None);
+        assert_eq!(header_agreement(&other, &first), None);
+        // A header that says nothing agrees with nothing.
+        assert_eq!(header_agreement(&first, &GameInfo::default()), Some(0));
+    }
+
     use super::*;
     use shakmaty::san::San;
     use shakmaty::{Chess, Position};

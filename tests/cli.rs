@@ -2002,6 +2002,54 @@ fn three_sheets_of_one_game_are_a_warning_and_read_alone() {
 }
 
 #[test]
+fn of_first_sheets_that_end_alike_a_continuation_joins_the_one_its_header_agrees_with() {
+    // Two first sheets whose moves both end at move 60 and a continuation sheet of the
+    // first (`tests/fixtures/continuation`, drawn by `training.forms --game-over-sheets
+    // fide-corner-2x30 --fonts select --seed 71` and `--seed 72`): where the moves end
+    // cannot tell which one it continues; its header's names, round and board can.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fixtures = root().join("tests/fixtures/continuation");
+    for (fixture, name) in [
+        ("first_a.jpg", "scan_0001.jpg"),
+        ("first_b.jpg", "scan_0002.jpg"),
+        ("later_a.jpg", "scan_0003.jpg"),
+    ] {
+        std::fs::copy(fixtures.join(fixture), folder.join(name)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(&out_dir)
+        .arg(&folder));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{} goes on from {} (printed from move 61, where the other's moves end and its header agrees",
+            folder.join("scan_0003.jpg").display(),
+            folder.join("scan_0001.jpg").display()
+        )),
+        "{err}"
+    );
+    let game = json(&out_dir.join("scan_0001.json"));
+    assert_eq!(game["sheets"].as_array().map(Vec::len), Some(2), "{game}");
+    // Read without its first sheet, its error line says what its header says.
+    let out = run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "-o"])
+        .arg(dir.path().join("alone"))
+        .arg(folder.join("scan_0003.jpg")));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("a continuation sheet (its printed numbers start at move 61; its header says"),
+        "{err}"
+    );
+    assert!(err.contains("round 4, board 10"), "{err}");
+}
+
+#[test]
 fn a_continuation_sheet_finds_its_first_sheet_where_its_moves_end() {
     // `synth_de_3-2` (printed from move 61) under a scanner name goes on from the one
     // sheet read alone whose moves end at move 60; the other sheet stays alone.

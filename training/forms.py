@@ -768,7 +768,7 @@ def mark_result(page: Image.Image, boxes: list, result: str, how: str, value: fl
 
 def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list[dict], out: Path,
               stem: str, game=None, hand: dict | None = None, write_result: float = 0.0,
-              resign: float = 0.0, blank_fields: float = 0.0) -> int:
+              resign: float = 0.0, blank_fields: float = 0.0, pinned: dict | None = None) -> int:
     """One page of family `fam` (its game and hand drawn at random unless given);
     returns the plies written on it. With `write_result`, that share of the pages whose
     whole game fits and ends without mate also shows its result: written in the cell
@@ -776,7 +776,9 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
     or cross on one of them. A newer family (one with a `header` layout) always shows
     its header fields and result (circled, ticked or crossed among its printed options,
     or written on its result line), unless `blank_fields` leaves them blank: that share
-    of the pages leaves some or all fields blank (the older families too, then)."""
+    of the pages leaves some or all fields blank (the older families too, then).
+    `pinned`, where given, holds the header's values: drawn into it when empty, else
+    written as they are (the sheets of one game share a header)."""
     notation = NOTATION_OF[fam["lang"]]
     pool = [h for h in hands if notation != "ru" or h["cyr"]] or hands
     hand = hand or rng.choice(pool)
@@ -786,7 +788,12 @@ def make_page(name: str, fam: dict, rng: random.Random, games: list, hands: list
             "date": game.headers.get("Date", "").replace("??", "").strip(".")}
     result, how, mark = None, None, None
     if "header" in fam:
-        values = field_values(fam, rng, game, hand, blank_fields)
+        if pinned:
+            values = pinned
+        else:
+            values = field_values(fam, rng, game, hand, blank_fields)
+            if pinned is not None:
+                pinned.update(values)
         page, boxes, fields, options, fink = draw_form_v2(fam, rng, hand, values)
         shown = values.get("result")
         if shown and fam["result"] == "line":
@@ -902,9 +909,11 @@ def make_game_sheets(name: str, fam: dict, rng: random.Random, games: list, hand
     notation = NOTATION_OF[fam["lang"]]
     hand = rng.choice([h for h in hands if notation != "ru" or h["cyr"]] or hands)
     plies = 0
+    header: dict = {}  # every sheet of the game carries the same header
     for k in range(sheets):
         page_stem = stem if k == 0 else f"{stem}-{k + 1}"
-        plies += make_page(name, {**fam, "start": 1 + k * per}, rng, games, hands, out, page_stem, game, hand)
+        plies += make_page(name, {**fam, "start": 1 + k * per}, rng, games, hands, out, page_stem, game, hand,
+                           pinned=header)
     g = chess.pgn.Game()
     for key in ("Event", "Site", "Date", "Round", "White", "Black", "Result"):
         g.headers[key] = game.headers.get(key, "?")

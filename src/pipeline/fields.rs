@@ -5,8 +5,10 @@
 //! better gives them ([`crate::report::SheetReport::apply_fields`]).
 
 use crate::form::values::{self, Vocab};
+use crate::grid::Grid;
 use crate::model::{CellModel, Table};
-use crate::report::FieldRead;
+use crate::page::Page;
+use crate::report::{FieldRead, GameInfo, SheetReport};
 
 use super::game::CopyRead;
 use super::params::{PipelineParams, SheetError, SheetOptions};
@@ -50,6 +52,41 @@ pub(super) fn read_fields(
         }
     }
     Ok(out)
+}
+
+/// The game fields a continuation sheet's own header says, read alone (its moves
+/// cannot be: the position they start from is on the game's first sheet): what a
+/// report would take from them, so that the first sheet can be found. Nothing when
+/// the model comes with no text reader or the reading fails.
+pub(super) fn sheet_header(
+    params: &PipelineParams,
+    page: &Page,
+    grid: &Grid,
+    model: &mut dyn CellModel,
+    options: &SheetOptions,
+) -> GameInfo {
+    let vocab = Vocab {
+        names: &options.vocab.names,
+        rounds: &options.vocab.rounds,
+    };
+    let Some(reader) = model.header_reader() else {
+        return GameInfo::default();
+    };
+    let table = table_outline(grid);
+    let looked = values::look(&page.image, table.as_ref(), reader, vocab, false);
+    let Ok(read) = values::read(&looked, model, vocab, params.decode.reading.read_floor) else {
+        return GameInfo::default();
+    };
+    let mut report = SheetReport {
+        fields: read.into_iter().map(|v| field_read(v, 0, 0, 0)).collect(),
+        ..SheetReport::default()
+    };
+    report.apply_fields();
+    let mut game = report.game.unwrap_or_default();
+    // What the sheet says of the game, not where it came from or what to review.
+    game.from.clear();
+    game.review.clear();
+    game
 }
 
 /// Where the value crops go when `SCORESHEET_DUMP_VALUES` names a folder: the

@@ -10,7 +10,7 @@ use crate::grid::{GridError, GridParams};
 use crate::model::ModelError;
 use crate::notation::Variant;
 use crate::page::{PageError, PageParams};
-use crate::report::ReadSettings;
+use crate::report::{GameInfo, ReadSettings};
 
 /// Settings of every stage.
 #[derive(Clone, Debug)]
@@ -82,6 +82,33 @@ impl PipelineParams {
     }
 }
 
+/// A continuation sheet's header as its error line gives it: `; its header says
+/// White `A`, Black `B`, round 3, board 12`, or nothing where it says nothing.
+fn header_said(h: &GameInfo) -> String {
+    let mut said = Vec::new();
+    for (name, value) in [
+        ("White", &h.white),
+        ("Black", &h.black),
+        ("event", &h.event),
+        ("date", &h.date),
+    ] {
+        if let Some(v) = value {
+            said.push(format!("{name} `{v}`"));
+        }
+    }
+    if let Some(r) = &h.round {
+        said.push(format!("round {r}"));
+    }
+    if let Some(b) = h.board {
+        said.push(format!("board {b}"));
+    }
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!("; its header says {}", said.join(", "))
+    }
+}
+
 /// Why a sheet could not be read. One lowercase line naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum SheetError {
@@ -92,11 +119,18 @@ pub enum SheetError {
     #[error("{path}: {source}")]
     Model { path: String, source: ModelError },
     #[error(
-        "{path}: a continuation sheet (its printed numbers start at move {first_move}): \
+        "{path}: a continuation sheet (its printed numbers start at move {first_move}{}): \
          read it with the game's first sheet (name it <first>-2 beside it, or give \
-         --continue FIRST THIS)"
+         --continue FIRST THIS)",
+        header_said(header)
     )]
-    Continuation { path: String, first_move: u32 },
+    Continuation {
+        path: String,
+        first_move: u32,
+        /// What its own header says (white, black, round ...), read to find the
+        /// first sheet by.
+        header: Box<GameInfo>,
+    },
     #[error(
         "{path}: sheet {sheet} of its game starts at move {first_move}, but the sheet \
          before it ends at move {previous_end}"

@@ -16,7 +16,7 @@ use super::build::{
     add_copies, add_das_copies, add_sheets, build_das_report, build_report, no_game,
 };
 use super::ending::{add_written_result, result_in_last_move};
-use super::fields::read_fields;
+use super::fields::{read_fields, sheet_header};
 use super::game::{CopyRead, GameRead};
 use super::params::{PipelineParams, SheetError, SheetOptions};
 use super::sources::source_name;
@@ -161,9 +161,11 @@ impl Pipeline {
                         .map_err(model_error(page))?,
                 );
                 if grid.first_move != 1 {
+                    let header = sheet_header(&self.params, page, &grid, model, options);
                     return Err(SheetError::Continuation {
                         path: source_name(&page.source, page.index),
                         first_move: grid.first_move,
+                        header: Box::new(header),
                     });
                 }
                 grids.push(grid);

@@ -4,7 +4,7 @@
 //! two copies of one game, whose report replaces the two single ones.
 
 use scoresheet::Joined;
-use scoresheet::copies::{Matches, match_games};
+use scoresheet::copies::{Matches, header_agreement, match_games};
 
 use super::super::diag;
 use super::super::inputs::Job;
@@ -182,8 +182,10 @@ pub(super) fn join_by_content(
 
 /// Joins each continuation sheet that no name or `--continue` placed (read alone, it
 /// failed as one printed from move N) to the one sheet read alone whose cells end at
-/// move N - 1 in the same folder: one stderr line names both, and the two are read as
-/// one game over two sheets, named after the first. A continuation sheet with several
+/// move N - 1 in the same folder (where several do, the one whose game fields its own
+/// header agrees with best, names, round and board, and no other as well): one stderr
+/// line names both, and the two are read as one game over two sheets, named after the
+/// first. A continuation sheet with several
 /// such first sheets (or one another continuation also claims) is a warning naming
 /// them and keeps its error. Runs after [`join_by_content`]: sheets joined as copies
 /// are not looked at.
@@ -211,11 +213,30 @@ pub(super) fn join_continuations(
     let later: Vec<(usize, u32)> = (0..todo.len())
         .filter_map(|i| Some((i, outcomes[i].continues_at?)))
         .collect();
-    let candidates = |(j, at): (usize, u32)| -> Vec<usize> {
-        ends.iter()
+    // The first sheets that end where a continuation starts; where several do, the
+    // one its own header agrees with best (and no other as well), if any agrees.
+    let candidates = |(j, at): (usize, u32)| -> (Vec<usize>, bool) {
+        let by_end: Vec<usize> = ends
+            .iter()
             .filter(|&&(i, end)| end + 1 == at && folder(i) == folder(j))
             .map(|&(i, _)| i)
-            .collect()
+            .collect();
+        if by_end.len() < 2 {
+            return (by_end, false);
+        }
+        let said = &outcomes[j].continues_header;
+        let agreeing: Vec<(usize, usize)> = by_end
+            .iter()
+            .filter_map(|&i| {
+                let first = outcomes[i].held[0].1.game.clone().unwrap_or_default();
+                header_agreement(&first, said).map(|n| (i, n))
+            })
+            .collect();
+        let best = agreeing.iter().map(|a| a.1).max().unwrap_or(0);
+        match agreeing.iter().filter(|a| a.1 == best).collect::<Vec<_>>()[..] {
+            [&(i, _)] if best > 0 => (vec![i], true),
+            _ => (by_end, false),
+        }
     };
     let name = |i: usize| match &todo[i] {
         Job::One(input) => input.path.display().to_string(),
@@ -224,18 +245,24 @@ pub(super) fn join_continuations(
     let mut claims: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     let alone = |j: usize| matches!(todo[j], Job::One(_)) && outcomes[j].errors.len() == 1;
     for &l in later.iter().filter(|l| alone(l.0)) {
-        if let [first] = candidates(l)[..] {
+        if let [first] = candidates(l).0[..] {
             *claims.entry(first).or_default() += 1;
         }
     }
     let mut chains = Vec::new();
     let mut jobs = Vec::new();
     for &(j, at) in later.iter().filter(|l| alone(l.0)) {
-        match candidates((j, at))[..] {
+        let (firsts, by_header) = candidates((j, at));
+        match firsts[..] {
             [] => {}
             [first] if claims[&first] == 1 => {
+                let header = if by_header {
+                    " and its header agrees, of the sheets that end there"
+                } else {
+                    ""
+                };
                 diag(format!(
-                    "{} goes on from {} (printed from move {at}, where the other's moves end): read as one game over two sheets",
+                    "{} goes on from {} (printed from move {at}, where the other's moves end{header}): read as one game over two sheets",
                     name(j),
                     name(first)
                 ));

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use scoresheet::report::GameInfo;
 use scoresheet::{
     CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
     SheetError, SheetOptions, SheetReport, flag_least_sure, load_page, load_pages, open_pages,
@@ -31,6 +32,8 @@ pub(super) struct Outcome {
     pub(super) round_pgn: Vec<(RoundKey, String)>,
     /// The sheet read is a continuation sheet printed from this move (its error).
     pub(super) continues_at: Option<u32>,
+    /// What that continuation sheet's own header says (white, black, round ...).
+    pub(super) continues_header: GameInfo,
 }
 
 /// What an earlier report in the output folder holds that a re-run must keep: the
@@ -198,6 +201,7 @@ pub(super) fn new_outcome() -> Outcome {
         claims: Vec::new(),
         round_pgn: Vec::new(),
         continues_at: None,
+        continues_header: GameInfo::default(),
     }
 }
 
@@ -288,8 +292,12 @@ fn read_corrected(
     match read(&options) {
         Ok(report) => finish(o, report, earlier, t),
         Err(e) => {
-            if let SheetError::Continuation { first_move, .. } = e {
-                o.continues_at = Some(first_move);
+            if let SheetError::Continuation {
+                first_move, header, ..
+            } = &e
+            {
+                o.continues_at = Some(*first_move);
+                o.continues_header = (**header).clone();
             }
             o.errors.push(e.to_string())
         }
