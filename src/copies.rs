@@ -331,37 +331,21 @@ fn align(x: &[String], y: &[String]) -> Vec<(usize, usize)> {
 
 /// A name read on two sheets of one game is the same name where its words, sorted,
 /// differ by at most one edit in this many letters: each sheet's header is read
-/// alone, and a letter or two may come out differently on each (`Kowalski, J.` and
-/// `J. Kowalsky`); two players' names differ in most of their letters.
-const NAME_EDITS_PER_LETTER: usize = 3;
+/// alone, and a few letters may come out differently on each (`Käthe Köhler` read
+/// `Käthe Kiöhler` and `Hiäthe Kiphter`); two players' names differ in most of theirs.
+const NAME_EDITS_PER_LETTER: usize = 2;
 
 /// How a continuation sheet's header (`later`) agrees with a first sheet's game
 /// fields: the number of the fields that tell a folder's games apart (white, black,
 /// board) both say and agree on, or `None` where one they both say disagrees (another
-/// name or board, or another round). A round is one folder's for every game, and the
-/// event and date one tournament's: they tell no two of its games apart.
+/// name or board). A round is one folder's for every game, and the event and date one
+/// tournament's: they tell no two of its games apart, and a misread one would only
+/// part a sheet from its own.
 pub fn header_agreement(first: &GameInfo, later: &GameInfo) -> Option<usize> {
-    let key = |name: &str| {
-        let mut words: Vec<String> = name
-            .to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(String::from)
-            .collect();
-        words.sort();
-        words.join(" ")
-    };
-    if let (Some(a), Some(b)) = (&first.round, &later.round)
-        && a != b
-    {
-        return None;
-    }
     let mut agree = 0;
     for (a, b) in [(&first.white, &later.white), (&first.black, &later.black)] {
         if let (Some(a), Some(b)) = (a, b) {
-            let (a, b) = (key(a), key(b));
-            let letters = a.chars().count().max(b.chars().count());
-            if crate::form::fields::edit_distance(&a, &b) * NAME_EDITS_PER_LETTER > letters {
+            if !same_name(a, b) {
                 return None;
             }
             agree += 1;
@@ -376,6 +360,40 @@ pub fn header_agreement(first: &GameInfo, later: &GameInfo) -> Option<usize> {
     Some(agree)
 }
 
+/// Whether two readings of a name are one name: the fewest edits between the first's
+/// words and the second's in any order (`Kowalski, J.` and `J. Kowalsky`) within
+/// [`NAME_EDITS_PER_LETTER`].
+fn same_name(a: &str, b: &str) -> bool {
+    let words = |name: &str| -> Vec<String> {
+        name.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let (a, mut b) = (words(a).join(" "), words(b));
+    b.truncate(4);
+    let letters = a.chars().count().max(b.join(" ").chars().count());
+    let mut fewest = usize::MAX;
+    permutations(&mut b, 0, &mut |order| {
+        fewest = fewest.min(crate::form::fields::edit_distance(&a, &order.join(" ")));
+    });
+    fewest * NAME_EDITS_PER_LETTER <= letters
+}
+
+/// Calls `each` with every order of `items[k..]` after `items[..k]`.
+fn permutations(items: &mut [String], k: usize, each: &mut impl FnMut(&[String])) {
+    if k + 1 >= items.len() {
+        each(items);
+        return;
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        permutations(items, k + 1, each);
+        items.swap(k, i);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -388,13 +406,16 @@ mod tests {
             ..GameInfo::default()
         };
         let first = game("Kowalski, Jan", "Nowak, Piotr", "3", Some(12));
-        // The same game, its names read with a slip and in another order; the round
-        // tells no games of a folder apart.
+        // The same game, its names read with a slip and in another order.
         let later = game("Jan Kowalsky", "Nowak Piotr", "3", None);
         assert_eq!(header_agreement(&first, &later), Some(2));
-        // Another round is another game.
-        let next_round = game("Kowalski, Jan", "Nowak, Piotr", "4", Some(12));
-        assert_eq!(header_agreement(&first, &next_round), None);
+        // A misread first letter that would sort the words otherwise.
+        let slips = game("Zöiner, Jürgen", "Hiäthe Kiphter", "5", Some(114));
+        let own = game("Zöllner, Türgen", "Käthe Kiöhler", "5", Some(114));
+        assert_eq!(header_agreement(&own, &slips), Some(3));
+        // A round misread on one sheet parts nothing.
+        let misread = game("Kowalski, Jan", "Nowak, Piotr", "34", Some(12));
+        assert_eq!(header_agreement(&first, &misread), Some(3));
         // Another board of the same round, another game.
         let other = game("Wiśniewski, Adam", "Zając, Ewa", "3", Some(7));
         assert_eq!(header_agreement(&other, &later), None);

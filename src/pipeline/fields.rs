@@ -56,7 +56,8 @@ pub(super) fn read_fields(
 
 /// The game fields a continuation sheet's own header says, read alone (its moves
 /// cannot be: the position they start from is on the game's first sheet): what a
-/// report would take from them, so that the first sheet can be found. Nothing when
+/// report would take from them, so that the first sheet can be found (`cyrillic`: the
+/// form's headings are Russian). Nothing when
 /// the model comes with no text reader or the reading fails.
 pub(super) fn sheet_header(
     params: &PipelineParams,
@@ -64,6 +65,7 @@ pub(super) fn sheet_header(
     grid: &Grid,
     model: &mut dyn CellModel,
     options: &SheetOptions,
+    cyrillic: bool,
 ) -> GameInfo {
     let vocab = Vocab {
         names: &options.vocab.names,
@@ -73,7 +75,7 @@ pub(super) fn sheet_header(
         return GameInfo::default();
     };
     let table = table_outline(grid);
-    let looked = values::look(&page.image, table.as_ref(), reader, vocab, false);
+    let looked = values::look(&page.image, table.as_ref(), reader, vocab, cyrillic);
     let Ok(read) = values::read(&looked, model, vocab, params.decode.reading.read_floor) else {
         return GameInfo::default();
     };

@@ -161,7 +161,12 @@ impl Pipeline {
                         .map_err(model_error(page))?,
                 );
                 if grid.first_move != 1 {
-                    let header = sheet_header(&self.params, page, &grid, model, options);
+                    // Its names in Cyrillic where the form's headings (or the notation
+                    // asked for) are Russian, as on the first sheet.
+                    let ru = Some(Notation::Ru);
+                    let cyrillic = self.params.decode.reading.notation == ru
+                        || self.form_notation(page, &grid, model).ok().flatten() == ru;
+                    let header = sheet_header(&self.params, page, &grid, model, options, cyrillic);
                     return Err(SheetError::Continuation {
                         path: source_name(&page.source, page.index),
                         first_move: grid.first_move,
