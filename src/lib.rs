@@ -81,7 +81,7 @@ pub use pipeline::{
     Reread, RereadError, SheetError, SheetOptions, cut_cells, reload_game, reload_pages,
 };
 pub use report::{
-    Correction, FieldCandidate, FieldRead, HeaderCorrection, Joined, MoveState, PgnTags, Producer,
-    ReadSettings, ReviewSheet, SheetReport, Source, flag_least_sure, review_html, to_pgn,
+    Correction, FieldCandidate, FieldRead, GameInfo, HeaderCorrection, Joined, MoveState, PgnTags,
+    Producer, ReadSettings, ReviewSheet, SheetReport, Source, flag_least_sure, review_html, to_pgn,
     write_atomic,
 };

@@ -1777,6 +1777,15 @@ fn file_names(out: &Path) -> Vec<String> {
     names
 }
 
+/// `read -q --one-look --beam 64 --pairs -o OUT INPUT`, copies and continuation sheets
+/// found by content: its output.
+fn read_pairs(out: impl AsRef<std::ffi::OsStr>, input: impl AsRef<std::ffi::OsStr>) -> Output {
+    run(bin()
+        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
+        .arg(out)
+        .arg(input))
+}
+
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -1786,10 +1795,7 @@ fn copies_with_names_that_say_nothing_are_joined_by_what_they_read() {
     let dir = tempfile::tempdir().unwrap();
     let folder = scanner_folder(dir.path());
     let out_dir = dir.path().join("out");
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(&out_dir)
-        .arg(&folder));
+    let out = read_pairs(&out_dir, &folder);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         file_names(&out_dir),
@@ -1854,10 +1860,7 @@ fn copies_with_names_that_say_nothing_are_joined_by_what_they_read() {
     assert_eq!(fixed["joined"], pair["joined"]);
     assert_eq!(fixed["copies"].as_array().map(Vec::len), Some(2));
     assert_eq!(fixed["corrections"].as_array().map(Vec::len), Some(1));
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(&out_dir)
-        .arg(&folder));
+    let out = read_pairs(&out_dir, &folder);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("kept 1 human correction"),
@@ -1896,10 +1899,7 @@ fn the_pages_of_one_scanner_pdf_are_joined_as_copies_by_what_they_read() {
     let bytes = pdf::pdf_of_jpegs(&[Some(&a), Some(&b), Some(&a)]);
     std::fs::write(scans.join("round.pdf"), bytes).unwrap();
     let out_dir = dir.path().join("out");
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(&out_dir)
-        .arg(&scans));
+    let out = read_pairs(&out_dir, &scans);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         file_names(&out_dir),
@@ -1983,10 +1983,7 @@ fn three_sheets_of_one_game_are_a_warning_and_read_alone() {
         std::fs::copy(root().join("samples/synth_ru_1.jpg"), folder.join(name)).unwrap();
     }
     let out_dir = dir.path().join("out");
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(&out_dir)
-        .arg(&folder));
+    let out = read_pairs(&out_dir, &folder);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(file_names(&out_dir).len(), 6, "{:?}", file_names(&out_dir));
     let err = stderr(&out);
@@ -2019,10 +2016,7 @@ fn of_first_sheets_that_end_alike_a_continuation_joins_the_one_its_header_agrees
         std::fs::copy(fixtures.join(fixture), folder.join(name)).unwrap();
     }
     let out_dir = dir.path().join("out");
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(&out_dir)
-        .arg(&folder));
+    let out = read_pairs(&out_dir, &folder);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -2063,10 +2057,7 @@ fn a_continuation_sheet_finds_its_first_sheet_where_its_moves_end() {
         ],
     );
     let out_dir = dir.path().join("out");
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(&out_dir)
-        .arg(&folder));
+    let out = read_pairs(&out_dir, &folder);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -2098,10 +2089,7 @@ fn a_continuation_sheet_finds_its_first_sheet_where_its_moves_end() {
     assert!(sheets[1].ends_with("scan_0002.jpg"), "{sheets:?}");
     assert!(played(&game) > 140, "the game goes on past move 60");
     // Without its first sheet the continuation fails as before.
-    let out = run(bin()
-        .args(["read", "-q", "--one-look", "--beam", "64", "--pairs", "-o"])
-        .arg(dir.path().join("alone"))
-        .arg(folder.join("scan_0002.jpg")));
+    let out = read_pairs(dir.path().join("alone"), folder.join("scan_0002.jpg"));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(stderr(&out).matches("a continuation sheet").count(), 1);
 }

@@ -4,11 +4,10 @@
 
 use std::path::Path;
 
-use scoresheet::report::GameInfo;
 use scoresheet::{
-    CellModel, Correction, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline, Producer,
-    SheetError, SheetOptions, SheetReport, flag_least_sure, load_page, load_pages, open_pages,
-    to_pgn, write_atomic,
+    CellModel, Correction, GameInfo, HeaderCorrection, Lookup, Pairings, PgnTags, Pipeline,
+    Producer, SheetError, SheetOptions, SheetReport, flag_least_sure, load_page, load_pages,
+    open_pages, to_pgn, write_atomic,
 };
 
 use super::super::inputs::{Input, Job};
