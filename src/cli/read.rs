@@ -181,7 +181,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
                 let o = pool.with(|m| read_any(job, &pipeline, m, &target));
                 // Under --pairs a continuation sheet's error waits: it may find its
                 // first sheet by content (`copies::join_continuations`).
-                let later = args.pairs && o.continues_at.is_some();
+                let later = args.pairs && o.continues.is_some();
                 for e in o.errors.iter().filter(|_| !later) {
                     bar.suspend(|| diag(e));
                 }

@@ -290,12 +290,7 @@ pub fn look(
                     text.line = Some(line);
                 }
                 "round" | "board" => {
-                    let known = if text.spot.field == "round" {
-                        vocab.rounds
-                    } else {
-                        &[]
-                    };
-                    let set = number_set(known, text.spot.field == "round");
+                    let set = number_set(&text.spot.field, vocab.rounds);
                     let words: Vec<&str> = set.iter().map(String::as_str).collect();
                     let (_, own, scores) = reader.read_and_score(crop, &words);
                     text.number_own = own;
@@ -418,8 +413,10 @@ pub fn read(
         };
         let mut cell = Cell::new(&cell, alphabet, floor);
         match v.field.as_str() {
-            "round" => read_number(&mut v, &mut cell, vocab.rounds, true, s, weight),
-            "board" => read_number(&mut v, &mut cell, &[], false, s, weight),
+            "round" | "board" => {
+                let set = number_set(&v.field, vocab.rounds);
+                read_number(&mut v, &mut cell, &set, s, weight);
+            }
             "date" => read_date(&mut v, &mut cell, s),
             "result" => match s.line.as_ref().map(|l| l.0.as_str()) {
                 Some(text) if super::fields::reads_options(text) => {
@@ -590,15 +587,16 @@ fn take_best(v: &mut ValueRead, probs: Vec<(String, f32)>, fit: f32) {
         .collect();
 }
 
-/// The numbers a round or board may say: the closed set `known` (the pairings'
-/// rounds), else `1..=MAX_NUMBER`, and for a round (`dotted`) also a round and a
-/// game in it (`2.1`).
-fn number_set(known: &[String], dotted: bool) -> Vec<String> {
-    if !known.is_empty() {
-        return known.to_vec();
+/// The numbers a round or board (`field`) may say: for a round the closed set `rounds`
+/// (the pairings'), else `1..=MAX_NUMBER` and a round and a game in it (`2.1`); for a
+/// board `1..=MAX_NUMBER`.
+fn number_set(field: &str, rounds: &[String]) -> Vec<String> {
+    let round = field == "round";
+    if round && !rounds.is_empty() {
+        return rounds.to_vec();
     }
     let mut set: Vec<String> = (1..=MAX_NUMBER).map(|n| n.to_string()).collect();
-    if dotted {
+    if round {
         for r in 1..=MAX_DOTTED_ROUND {
             set.extend((1..=9).map(|g| format!("{r}.{g}")));
         }
@@ -614,17 +612,9 @@ fn number_set(known: &[String], dotted: bool) -> Vec<String> {
 /// against its own reading; the text reader's for the value taken): a number the text
 /// reader reads as written is not doubted because the cell reader, made for moves,
 /// reads a `9` as a `g`.
-fn read_number(
-    v: &mut ValueRead,
-    cell: &mut Cell,
-    known: &[String],
-    dotted: bool,
-    s: &SpotText,
-    weight: f32,
-) {
-    let set = number_set(known, dotted);
+fn read_number(v: &mut ValueRead, cell: &mut Cell, set: &[String], s: &SpotText, weight: f32) {
     let mut scored = Vec::with_capacity(set.len() * 2);
-    for n in &set {
+    for n in set {
         scored.push((n.clone(), cell.log_share(n)));
         scored.push((n.clone(), cell.log_share(&format!("{n}."))));
     }
@@ -2051,7 +2041,13 @@ mod tests {
         let read = |scores: &CellScores, own: f32| {
             let mut v = ValueRead::default();
             let mut cell = Cell::new(scores, &a, floor);
-            read_number(&mut v, &mut cell, &[], true, &spot(own), 0.5);
+            read_number(
+                &mut v,
+                &mut cell,
+                &number_set("round", &[]),
+                &spot(own),
+                0.5,
+            );
             v
         };
         // The cell reader reads `g` (no number explains it): the text reader decides.
@@ -2074,21 +2070,21 @@ mod tests {
         // Digits and the full stop, as the values reader spells them.
         let a = Alphabet::new("_0123456789.".chars().collect(), 0);
         let floor = crate::decode::DecodeParams::default().reading.read_floor;
-        let read = |written: &str, dotted: bool| {
+        let read = |written: &str, field: &str| {
             let scores = crate::form::result::test_readings::clean(written, &a);
             let mut v = ValueRead::default();
             let mut cell = Cell::new(&scores, &a, floor);
             let s = open_spot("round", written, 0.9, None);
-            read_number(&mut v, &mut cell, &[], dotted, &s, 0.5);
+            read_number(&mut v, &mut cell, &number_set(field, &[]), &s, 0.5);
             v
         };
         // `2.1` (round 2, its first game) is a round as written, and sure.
-        let v = read("2.1", true);
+        let v = read("2.1", "round");
         assert_eq!(v.value.as_deref(), Some("2.1"), "{v:?}");
         assert!(v.confidence > 0.9, "{v:?}");
         // `21` is still round 21, and a board is never dotted.
-        assert_eq!(read("21", true).value.as_deref(), Some("21"));
-        assert_ne!(read("2.1", false).value.as_deref(), Some("2.1"));
+        assert_eq!(read("21", "round").value.as_deref(), Some("21"));
+        assert_ne!(read("2.1", "board").value.as_deref(), Some("2.1"));
     }
 
     #[test]

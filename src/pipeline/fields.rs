@@ -29,29 +29,45 @@ pub(super) fn read_fields(
     plies: usize,
     cyrillic: bool,
 ) -> Result<Vec<FieldRead>, SheetError> {
-    let vocab = Vocab {
-        names: &options.vocab.names,
-        rounds: &options.vocab.rounds,
-    };
-    let floor = params.decode.reading.read_floor;
     let mut out = Vec::new();
     for (copy, c) in copies.iter().enumerate() {
         for (sheet, (page, grid)) in c.sheets().into_iter().enumerate() {
-            let Some(reader) = model.header_reader() else {
+            let Some((looked, read)) = read_sheet(params, page, grid, model, options, cyrillic)?
+            else {
                 return Ok(Vec::new());
             };
-            let table = table_outline(grid);
-            let looked = values::look(&page.image, table.as_ref(), reader, vocab, cyrillic);
             dump_crops(&looked, &page.source, page.index);
-            let read =
-                values::read(&looked, model, vocab, floor).map_err(|source| SheetError::Model {
-                    path: source_name(&page.source, page.index),
-                    source,
-                })?;
             out.extend(read.into_iter().map(|v| field_read(v, copy, sheet, plies)));
         }
     }
     Ok(out)
+}
+
+/// One sheet's header: what was looked at and the values read; `None` when the model
+/// comes with no text reader.
+fn read_sheet(
+    params: &PipelineParams,
+    page: &Page,
+    grid: &Grid,
+    model: &mut dyn CellModel,
+    options: &SheetOptions,
+    cyrillic: bool,
+) -> Result<Option<(values::Looked, Vec<values::ValueRead>)>, SheetError> {
+    let vocab = Vocab {
+        names: &options.vocab.names,
+        rounds: &options.vocab.rounds,
+    };
+    let Some(reader) = model.header_reader() else {
+        return Ok(None);
+    };
+    let table = table_outline(grid);
+    let looked = values::look(&page.image, table.as_ref(), reader, vocab, cyrillic);
+    let floor = params.decode.reading.read_floor;
+    let read = values::read(&looked, model, vocab, floor).map_err(|source| SheetError::Model {
+        path: source_name(&page.source, page.index),
+        source,
+    })?;
+    Ok(Some((looked, read)))
 }
 
 /// The game fields a continuation sheet's own header says, read alone (its moves
@@ -67,16 +83,7 @@ pub(super) fn sheet_header(
     options: &SheetOptions,
     cyrillic: bool,
 ) -> GameInfo {
-    let vocab = Vocab {
-        names: &options.vocab.names,
-        rounds: &options.vocab.rounds,
-    };
-    let Some(reader) = model.header_reader() else {
-        return GameInfo::default();
-    };
-    let table = table_outline(grid);
-    let looked = values::look(&page.image, table.as_ref(), reader, vocab, cyrillic);
-    let Ok(read) = values::read(&looked, model, vocab, params.decode.reading.read_floor) else {
+    let Ok(Some((_, read))) = read_sheet(params, page, grid, model, options, cyrillic) else {
         return GameInfo::default();
     };
     let mut report = SheetReport {

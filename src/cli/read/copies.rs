@@ -3,8 +3,8 @@
 //! ([`scoresheet::copies::match_games`]), and each matched pair is read again as the
 //! two copies of one game, whose report replaces the two single ones.
 
-use scoresheet::Joined;
 use scoresheet::copies::{Matches, header_agreement, match_games};
+use scoresheet::{GameInfo, Joined};
 
 use super::super::diag;
 use super::super::inputs::Job;
@@ -211,8 +211,9 @@ pub(super) fn join_continuations(
         .collect();
     // Every continuation sheet's error was held back; one file's only sheet may join.
     let later: Vec<(usize, u32)> = (0..todo.len())
-        .filter_map(|i| Some((i, outcomes[i].continues_at?)))
+        .filter_map(|i| Some((i, outcomes[i].continues.as_ref()?.0)))
         .collect();
+    let none = GameInfo::default();
     // The first sheets that end where a continuation starts; where several do, the
     // one its own header agrees with best (and no other as well), if any agrees.
     let candidates = |(j, at): (usize, u32)| -> (Vec<usize>, bool) {
@@ -221,15 +222,14 @@ pub(super) fn join_continuations(
             .filter(|&&(i, end)| end + 1 == at && folder(i) == folder(j))
             .map(|&(i, _)| i)
             .collect();
-        if by_end.len() < 2 {
+        let Some((_, said)) = outcomes[j].continues.as_ref().filter(|_| by_end.len() > 1) else {
             return (by_end, false);
-        }
-        let said = &outcomes[j].continues_header;
+        };
         let agreeing: Vec<(usize, usize)> = by_end
             .iter()
             .filter_map(|&i| {
-                let first = outcomes[i].held[0].1.game.clone().unwrap_or_default();
-                header_agreement(&first, said).map(|n| (i, n))
+                let first = outcomes[i].held[0].1.game.as_ref().unwrap_or(&none);
+                header_agreement(first, said).map(|n| (i, n))
             })
             .collect();
         let best = agreeing.iter().map(|a| a.1).max().unwrap_or(0);
@@ -242,17 +242,23 @@ pub(super) fn join_continuations(
         Job::One(input) => input.path.display().to_string(),
         Job::Game(_, stem) => stem.clone(),
     };
-    let mut claims: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     let alone = |j: usize| matches!(todo[j], Job::One(_)) && outcomes[j].errors.len() == 1;
-    for &l in later.iter().filter(|l| alone(l.0)) {
-        if let [first] = candidates(l).0[..] {
+    // Each lone continuation's first sheets, found once; a first sheet two of them
+    // name is neither's.
+    let found: Vec<((usize, u32), (Vec<usize>, bool))> = later
+        .iter()
+        .filter(|l| alone(l.0))
+        .map(|&l| (l, candidates(l)))
+        .collect();
+    let mut claims: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (_, (firsts, _)) in &found {
+        if let [first] = firsts[..] {
             *claims.entry(first).or_default() += 1;
         }
     }
     let mut chains = Vec::new();
     let mut jobs = Vec::new();
-    for &(j, at) in later.iter().filter(|l| alone(l.0)) {
-        let (firsts, by_header) = candidates((j, at));
+    for ((j, at), (firsts, by_header)) in found {
         match firsts[..] {
             [] => {}
             [first] if claims[&first] == 1 => {

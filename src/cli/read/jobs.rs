@@ -29,10 +29,9 @@ pub(super) struct Outcome {
     pub(super) claims: Vec<((u32, u32), String)>,
     /// Each game's PGN with its place in the round file (`--pgn-out`).
     pub(super) round_pgn: Vec<(RoundKey, String)>,
-    /// The sheet read is a continuation sheet printed from this move (its error).
-    pub(super) continues_at: Option<u32>,
-    /// What that continuation sheet's own header says (white, black, round ...).
-    pub(super) continues_header: GameInfo,
+    /// The sheet read is a continuation sheet printed from this move (its error),
+    /// and what its own header says (white, black, board ...).
+    pub(super) continues: Option<(u32, GameInfo)>,
 }
 
 /// What an earlier report in the output folder holds that a re-run must keep: the
@@ -199,8 +198,7 @@ pub(super) fn new_outcome() -> Outcome {
         held: Vec::new(),
         claims: Vec::new(),
         round_pgn: Vec::new(),
-        continues_at: None,
-        continues_header: GameInfo::default(),
+        continues: None,
     }
 }
 
@@ -295,8 +293,7 @@ fn read_corrected(
                 first_move, header, ..
             } = &e
             {
-                o.continues_at = Some(*first_move);
-                o.continues_header = (**header).clone();
+                o.continues = Some((*first_move, (**header).clone()));
             }
             o.errors.push(e.to_string())
         }
