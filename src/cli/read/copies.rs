@@ -245,7 +245,7 @@ pub(super) fn join_continuations(
     let alone = |j: usize| matches!(todo[j], Job::One(_)) && outcomes[j].errors.len() == 1;
     // Each lone continuation's first sheets, found once; a first sheet two of them
     // name is neither's.
-    let found: Vec<((usize, u32), (Vec<usize>, bool))> = later
+    let found: Vec<_> = later
         .iter()
         .filter(|l| alone(l.0))
         .map(|&l| (l, candidates(l)))
