@@ -541,6 +541,19 @@ struct Label {
     distance: usize,
 }
 
+/// How much taller than the labels' median line a line is writing, not print: a
+/// form prints its labels in one small size, and a hand writes larger.
+const TALL_LABEL: f32 = 1.4;
+
+/// The line height over which a label was read on writing's line: [`TALL_LABEL`]
+/// times the median label line's; with fewer than three labels there is no median
+/// to go by.
+fn tall_line(found: &[Label]) -> Option<f32> {
+    let mut heights: Vec<u32> = found.iter().map(|l| l.bbox[3]).collect();
+    heights.sort_unstable();
+    (heights.len() >= 3).then(|| TALL_LABEL * heights[heights.len() / 2] as f32)
+}
+
 fn overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> u32 {
     a1.min(b1).saturating_sub(a0.max(b0))
 }
@@ -1166,8 +1179,19 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
             });
         }
     }
-    // One label per field: the closest match, then the one with a colon, then topmost.
-    found.sort_by_key(|l| (l.kind, l.distance, !l.text.ends_with(':'), l.bbox[1]));
+    // One label per field: one read at about the labels' height before one on a
+    // taller line (writing: `Открытый турнир` written under the printed `Турнир`),
+    // then the closest match, then the one with a colon, then topmost.
+    let limit = tall_line(&found);
+    found.sort_by_key(|l| {
+        (
+            l.kind,
+            limit.is_some_and(|t| l.bbox[3] as f32 > t),
+            l.distance,
+            !l.text.ends_with(':'),
+            l.bbox[1],
+        )
+    });
     let mut out: Vec<Label> = Vec::new();
     for l in found {
         if out.iter().all(|o| o.kind != l.kind) {
@@ -2277,6 +2301,36 @@ mod tests {
             !labels.iter().any(|l| l.kind == FieldKind::White),
             "{labels:?}"
         );
+    }
+
+    #[test]
+    fn a_label_word_written_in_a_value_is_not_the_label() {
+        // A Russian form's header row as the text reader read it: the printed
+        // `Турнир` misread (`TyPHnp`) and the event written under it, `Открытый
+        // турнир`, whose `турнир` reads as the label exactly, on a taller line.
+        let lines = [
+            line("benble", [766, 107, 65, 24]),
+            line("Aocka", [436, 106, 66, 29]),
+            line("Aata", [565, 107, 54, 27]),
+            line("TyPHnp", [187, 108, 73, 27]),
+            line("Typ", [373, 106, 42, 31]),
+            line("OTkpbITbIù TypHup", [92, 146, 246, 45]),
+        ];
+        let (labels, _) = find_labels(&lines, Some([154, 250, 1013, 1301]));
+        let event: Vec<&Label> = labels
+            .iter()
+            .filter(|l| l.kind == FieldKind::Event)
+            .collect();
+        assert_eq!(event.len(), 1, "{labels:?}");
+        assert_eq!(event[0].bbox[1], 108, "{labels:?}");
+        // With no labels' height to go by, the closest reading is the label still.
+        let two = [
+            line("TyPHnp", [187, 108, 73, 27]),
+            line("OTkpbITbIù TypHup", [92, 146, 246, 45]),
+        ];
+        let (labels, _) = find_labels(&two, None);
+        let event = labels.iter().find(|l| l.kind == FieldKind::Event);
+        assert_eq!(event.map(|l| l.bbox[1]), Some(146), "{labels:?}");
     }
 
     #[test]
