@@ -141,17 +141,7 @@ pub fn find_grid(page: &Page, params: &GridParams) -> Result<Grid, GridError> {
         sideways: 0,
     };
     let name = page_name(page);
-    // A phone photo's perspective tilts the rules on its far side by a few degrees
-    // more than the page's skew, and they break up: where the columns found do not
-    // make a table, look again with rules allowed to stray one pixel to the side, and
-    // then two (the strongest perspective a hand-held photo shows); a scan's grid
-    // stays as the first look found it, and the first failure is the one reported.
-    let table = table::analyse(&work, &ap).or_else(|f| match f {
-        TableFailure::NoRuling => Err(f),
-        _ => (1..=2)
-            .find_map(|sideways| table::analyse(&work, &AnalysisParams { sideways, ..ap }).ok())
-            .ok_or(f),
-    });
+    let table = table::analyse_leaning(&work, &ap);
     let table = table.map_err(|f| match f {
         TableFailure::NoRuling => GridError::NoRuling { page: name.clone() },
         TableFailure::NoRows => GridError::NoRows { page: name.clone() },

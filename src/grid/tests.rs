@@ -325,6 +325,54 @@ fn a_table_whose_rules_perspective_tilts_is_found_on_a_later_look() {
     }
 }
 
+/// Two blocks of 30 rows side by side, sharing the rule between them, all rules
+/// leaning a pixel to the right every `step` rows (a phone photo's perspective): the
+/// outer rules bold, the rules inside each block thin.
+fn leaning_inner_rules(step: u32) -> GrayImage {
+    let rows = 30;
+    let (w, h) = (20 + 2 * 92 + 40, 40 + rows * 14);
+    let mut img = GrayImage::from_pixel(w, h, Luma([225]));
+    let (x0, y0) = (10, 20);
+    for y in y0..=y0 + rows * 14 {
+        let lean = (y - y0) / step;
+        for x in [x0, x0 + 92, x0 + 184] {
+            for t in 0..3 {
+                img.put_pixel(x + t + lean, y, Luma([30]));
+            }
+        }
+        for b in 0..2 {
+            for x in [x0 + b * 92 + 14, x0 + b * 92 + 54] {
+                img.put_pixel(x + lean, y, Luma([30]));
+            }
+        }
+    }
+    for r in 0..=rows {
+        let y = y0 + r * 14;
+        for x in x0..=x0 + 186 {
+            img.put_pixel(x + (y - y0) / step, y, Luma([30]));
+        }
+    }
+    img
+}
+
+#[test]
+fn blocks_whose_thin_rules_perspective_breaks_are_not_read_as_one() {
+    // The first look finds the bold rules alone: two wide columns, which pair as one
+    // block's White and Black, with no number column. A later look, the thin rules
+    // allowed to stray a pixel, finds both blocks and their number columns.
+    let img = leaning_inner_rules(20);
+    assert_eq!(blocks_found(&img, 0), 1);
+    let grid = find_grid(&page(img.clone()), &GridParams::default()).unwrap();
+    assert_eq!((grid.blocks, grid.rows_per_block), (2, 30));
+    assert!(grid.ruled_numbers);
+    // The page is known to be upright, and turned, to be upside down: one block
+    // without its numbers says neither.
+    assert!(upside_down_votes(&img).unwrap() <= -1.0);
+    let mut turned = img;
+    image::imageops::rotate180_in_place(&mut turned);
+    assert!(upside_down_votes(&turned).unwrap() >= 1.0);
+}
+
 #[test]
 fn a_column_crossed_by_large_writing_takes_the_table_pitch() {
     // `ruled(2, 20)`, and in the second block's White column a pen stroke across

@@ -29,5 +29,7 @@ pub fn upside_down_votes(gray: &GrayImage) -> Option<f32> {
         min_rows: MIN_ROWS,
         sideways: 0,
     };
-    table::analyse(gray, &ap).ok().map(|t| t.upside_down_votes)
+    table::analyse_leaning(gray, &ap)
+        .ok()
+        .map(|t| t.upside_down_votes)
 }
