@@ -342,22 +342,30 @@ const NAME_EDITS_PER_LETTER: usize = 2;
 /// tournament's: they tell no two of its games apart, and a misread one would only
 /// part a sheet from its own.
 pub fn header_agreement(first: &GameInfo, later: &GameInfo) -> Option<usize> {
-    let mut agree = 0;
-    for (a, b) in [(&first.white, &later.white), (&first.black, &later.black)] {
-        if let (Some(a), Some(b)) = (a, b) {
-            if !same_name(a, b) {
-                return None;
-            }
-            agree += 1;
+    let (agree, disagree) = header_fields(first, later);
+    (disagree == 0).then_some(agree)
+}
+
+/// The number of the fields that tell a folder's games apart (white, black, board)
+/// that both sheets say and that disagree (see [`header_agreement`]).
+pub fn header_disagreements(first: &GameInfo, later: &GameInfo) -> usize {
+    header_fields(first, later).1
+}
+
+/// Of white, black and board, those both headers say: how many agree and how many
+/// disagree.
+fn header_fields(first: &GameInfo, later: &GameInfo) -> (usize, usize) {
+    let names = [(&first.white, &later.white), (&first.black, &later.black)]
+        .into_iter()
+        .filter_map(|(a, b)| Some(same_name(a.as_ref()?, b.as_ref()?)));
+    let board = first.board.zip(later.board).map(|(a, b)| a == b);
+    names.chain(board).fold((0, 0), |(agree, disagree), same| {
+        if same {
+            (agree + 1, disagree)
+        } else {
+            (agree, disagree + 1)
         }
-    }
-    if let (Some(a), Some(b)) = (first.board, later.board) {
-        if a != b {
-            return None;
-        }
-        agree += 1;
-    }
-    Some(agree)
+    })
 }
 
 /// Whether two readings of a name are one name: the fewest edits between the first's
@@ -422,6 +430,12 @@ mod tests {
         assert_eq!(header_agreement(&other, &first), None);
         // A header that says nothing agrees with nothing.
         assert_eq!(header_agreement(&first, &GameInfo::default()), Some(0));
+        // Another game's names and board disagree three times; a misread board once.
+        assert_eq!(header_disagreements(&other, &first), 3);
+        assert_eq!(header_disagreements(&other, &later), 2);
+        let board = game("Kowalski, Jan", "Nowak, Piotr", "3", Some(72));
+        assert_eq!(header_disagreements(&first, &board), 1);
+        assert_eq!(header_disagreements(&first, &later), 0);
     }
 
     use super::*;

@@ -2003,7 +2003,7 @@ fn of_first_sheets_that_end_alike_a_continuation_joins_the_one_its_header_agrees
     // Two first sheets whose moves both end at move 60 and a continuation sheet of the
     // first (`tests/fixtures/continuation`, drawn by `training.forms --game-over-sheets
     // fide-corner-2x30 --fonts select --seed 71` and `--seed 72`): where the moves end
-    // cannot tell which one it continues; its header's names, round and board can.
+    // cannot tell which one it continues; its header's names and board can.
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("in");
     std::fs::create_dir_all(&folder).unwrap();
@@ -2041,6 +2041,43 @@ fn of_first_sheets_that_end_alike_a_continuation_joins_the_one_its_header_agrees
         "{err}"
     );
     assert!(err.contains("round 4, board 10"), "{err}");
+}
+
+#[test]
+fn a_continuation_is_not_joined_to_another_games_sheet_that_ends_where_it_starts() {
+    // The continuation of `first_a` beside `first_b` alone (its own first sheet not in
+    // the folder): `first_b` is the one sheet whose moves end at move 60, but the
+    // headers name other players and another board.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fixtures = root().join("tests/fixtures/continuation");
+    for (fixture, name) in [
+        ("first_b.jpg", "scan_0002.jpg"),
+        ("later_a.jpg", "scan_0003.jpg"),
+    ] {
+        std::fs::copy(fixtures.join(fixture), folder.join(name)).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = read_pairs(&out_dir, &folder);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("goes on from"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "warning: {} is printed from move 61, where the moves of {} end, but the headers name another game",
+            folder.join("scan_0003.jpg").display(),
+            folder.join("scan_0002.jpg").display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("a continuation sheet (its printed numbers start at move 61"),
+        "{err}"
+    );
+    let game = json(&out_dir.join("scan_0002.json"));
+    assert_eq!(game["sheets"].as_array().map(Vec::len), None, "{game}");
+    assert!(!out_dir.join("scan_0003.json").exists());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! ([`scoresheet::copies::match_games`]), and each matched pair is read again as the
 //! two copies of one game, whose report replaces the two single ones.
 
-use scoresheet::copies::{Matches, header_agreement, match_games};
+use scoresheet::copies::{Matches, header_agreement, header_disagreements, match_games};
 use scoresheet::{GameInfo, Joined};
 
 use super::super::diag;
@@ -180,14 +180,28 @@ pub(super) fn join_by_content(
     }
 }
 
+/// How a continuation sheet's first sheets were found.
+enum Found {
+    /// The sheets read alone whose moves end where it starts.
+    ByEnd,
+    /// Of several that end there, the one its header agrees with.
+    ByHeader,
+    /// The one sheet that ends there, whose header names another game.
+    Parted,
+}
+
+/// Of white, black and board, how many must disagree for a continuation's header to
+/// part it from the one sheet that ends where it starts: one misread field does not.
+const PARTING_FIELDS: usize = 2;
+
 /// Joins each continuation sheet that no name or `--continue` placed (read alone, it
 /// failed as one printed from move N) to the one sheet read alone whose cells end at
 /// move N - 1 in the same folder (where several do, the one whose game fields its own
-/// header agrees with best, names, round and board, and no other as well): one stderr
+/// header agrees with best, players and board, and no other as well): one stderr
 /// line names both, and the two are read as one game over two sheets, named after the
-/// first. A continuation sheet with several
-/// such first sheets (or one another continuation also claims) is a warning naming
-/// them and keeps its error. Runs after [`join_by_content`]: sheets joined as copies
+/// first. A continuation sheet with several such first sheets (or one another
+/// continuation also claims), or with one whose header names another game, is a
+/// warning naming them and keeps its error. Runs after [`join_by_content`]: sheets joined as copies
 /// are not looked at.
 pub(super) fn join_continuations(
     todo: &[Job],
@@ -216,15 +230,22 @@ pub(super) fn join_continuations(
     let none = GameInfo::default();
     // The first sheets that end where a continuation starts; where several do, the
     // one its own header agrees with best (and no other as well), if any agrees.
-    let candidates = |(j, at): (usize, u32)| -> (Vec<usize>, bool) {
+    let candidates = |(j, at): (usize, u32)| -> (Vec<usize>, Found) {
         let by_end: Vec<usize> = ends
             .iter()
             .filter(|&&(i, end)| end + 1 == at && folder(i) == folder(j))
             .map(|&(i, _)| i)
             .collect();
-        let Some((_, said)) = outcomes[j].continues.as_ref().filter(|_| by_end.len() > 1) else {
-            return (by_end, false);
+        let Some((_, said)) = outcomes[j].continues.as_ref() else {
+            return (by_end, Found::ByEnd);
         };
+        // One sheet ends there: its own, unless the headers part them (another
+        // game's first sheet, its own not in the folder or not read).
+        if let [first] = by_end[..] {
+            let game = outcomes[first].held[0].1.game.as_ref().unwrap_or(&none);
+            let parted = header_disagreements(game, said) >= PARTING_FIELDS;
+            return (by_end, if parted { Found::Parted } else { Found::ByEnd });
+        }
         let agreeing: Vec<(usize, usize)> = by_end
             .iter()
             .filter_map(|&i| {
@@ -234,8 +255,8 @@ pub(super) fn join_continuations(
             .collect();
         let best = agreeing.iter().map(|a| a.1).max().unwrap_or(0);
         match agreeing.iter().filter(|a| a.1 == best).collect::<Vec<_>>()[..] {
-            [&(i, _)] if best > 0 => (vec![i], true),
-            _ => (by_end, false),
+            [&(i, _)] if best > 0 => (vec![i], Found::ByHeader),
+            _ => (by_end, Found::ByEnd),
         }
     };
     let name = |i: usize| match &todo[i] {
@@ -251,18 +272,25 @@ pub(super) fn join_continuations(
         .map(|&l| (l, candidates(l)))
         .collect();
     let mut claims: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for (_, (firsts, _)) in &found {
-        if let [first] = firsts[..] {
-            *claims.entry(first).or_default() += 1;
+    for (_, (firsts, how)) in &found {
+        if let ([first], false) = (&firsts[..], matches!(how, Found::Parted)) {
+            *claims.entry(*first).or_default() += 1;
         }
     }
     let mut chains = Vec::new();
     let mut jobs = Vec::new();
-    for ((j, at), (firsts, by_header)) in found {
+    for ((j, at), (firsts, how)) in found {
         match firsts[..] {
             [] => {}
+            [first] if matches!(how, Found::Parted) => diag(format!(
+                "warning: {} is printed from move {at}, where the moves of {} end, but the headers name another game (players or board); not joined: give --continue {} {} if it is that game's",
+                name(j),
+                name(first),
+                name(first),
+                name(j)
+            )),
             [first] if claims[&first] == 1 => {
-                let header = if by_header {
+                let header = if matches!(how, Found::ByHeader) {
                     " and its header agrees, of the sheets that end there"
                 } else {
                     ""
