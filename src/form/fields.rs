@@ -1121,12 +1121,18 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
         if options_rows.iter().any(|&o| same_row(o, (y, h))) {
             continue;
         }
+        // Words already joined to a label before them (`Board` in `Доска / Board`)
+        // are that label's, not one of their own.
+        let mut joined_to = 0;
         for (at, (w, m)) in ws.iter().enumerate() {
+            if at < joined_to {
+                continue;
+            }
             // `(white)` under a signature line names the signer, not a field.
             if w.text.starts_with('(') {
                 continue;
             }
-            let Some((kind, distance)) = *m else {
+            let Some((kind, mut distance)) = *m else {
                 continue;
             };
             // A column heading just over the table (`White`, `Black`) names no field:
@@ -1163,6 +1169,11 @@ fn find_labels(lines: &[TextLine], table: Option<[u32; 4]>) -> (Vec<Label>, Vec<
                 }
                 text = format!("{text} {}", q.text);
                 (x1, colon) = (q.x1, q.colon);
+                joined_to = at + j + 2;
+                // The label reads as well as its best-read word.
+                if let Some((_, d)) = m {
+                    distance = distance.min(*d);
+                }
             }
             let x0 = match at.checked_sub(1).map(|b| &ws[b]) {
                 Some((q, None)) if !q.colon && is_one_of(BEFORE_LABEL, &q.text) => {
@@ -2581,6 +2592,13 @@ mod tests {
         // A label read with a slash for a letter stays one word, and a value after it
         // that reads as no letter (`½` read `%` too) is no part of it.
         assert_eq!(spot(&form, FieldKind::Result).label, "Pe3y/bra");
+        // The first language misread (`Доска` read `Aocxa`) and the second read
+        // exactly: one label still, from the first word on, not `Board` alone.
+        let lines = [line("Aocxa/Board", [436, 109, 77, 24])];
+        let form = form_from_lines(&page, None, &lines);
+        let board = spot(&form, FieldKind::Board);
+        assert_eq!(board.label, "Aocxa Board");
+        assert_eq!(board.label_box[0], 436, "{board:?}");
     }
 
     #[test]
