@@ -1998,6 +1998,18 @@ fn three_sheets_of_one_game_are_a_warning_and_read_alone() {
     assert!(!err.contains("copies of one game:"), "{err}");
 }
 
+/// A folder `in` under `dir` holding the `tests/fixtures/continuation` sheets named,
+/// each under its scanner name.
+fn continuation_folder(dir: &Path, sheets: &[(&str, &str)]) -> PathBuf {
+    let folder = dir.join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fixtures = root().join("tests/fixtures/continuation");
+    for (fixture, name) in sheets {
+        std::fs::copy(fixtures.join(fixture), folder.join(name)).unwrap();
+    }
+    folder
+}
+
 #[test]
 fn of_first_sheets_that_end_alike_a_continuation_joins_the_one_its_header_agrees_with() {
     // Two first sheets whose moves both end at move 60 and a continuation sheet of the
@@ -2005,16 +2017,14 @@ fn of_first_sheets_that_end_alike_a_continuation_joins_the_one_its_header_agrees
     // fide-corner-2x30 --fonts select --seed 71` and `--seed 72`): where the moves end
     // cannot tell which one it continues; its header's names and board can.
     let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("in");
-    std::fs::create_dir_all(&folder).unwrap();
-    let fixtures = root().join("tests/fixtures/continuation");
-    for (fixture, name) in [
-        ("first_a.jpg", "scan_0001.jpg"),
-        ("first_b.jpg", "scan_0002.jpg"),
-        ("later_a.jpg", "scan_0003.jpg"),
-    ] {
-        std::fs::copy(fixtures.join(fixture), folder.join(name)).unwrap();
-    }
+    let folder = continuation_folder(
+        dir.path(),
+        &[
+            ("first_a.jpg", "scan_0001.jpg"),
+            ("first_b.jpg", "scan_0002.jpg"),
+            ("later_a.jpg", "scan_0003.jpg"),
+        ],
+    );
     let out_dir = dir.path().join("out");
     let out = read_pairs(&out_dir, &folder);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -2049,15 +2059,13 @@ fn a_continuation_is_not_joined_to_another_games_sheet_that_ends_where_it_starts
     // the folder): `first_b` is the one sheet whose moves end at move 60, but the
     // headers name other players and another board.
     let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("in");
-    std::fs::create_dir_all(&folder).unwrap();
-    let fixtures = root().join("tests/fixtures/continuation");
-    for (fixture, name) in [
-        ("first_b.jpg", "scan_0002.jpg"),
-        ("later_a.jpg", "scan_0003.jpg"),
-    ] {
-        std::fs::copy(fixtures.join(fixture), folder.join(name)).unwrap();
-    }
+    let folder = continuation_folder(
+        dir.path(),
+        &[
+            ("first_b.jpg", "scan_0002.jpg"),
+            ("later_a.jpg", "scan_0003.jpg"),
+        ],
+    );
     let out_dir = dir.path().join("out");
     let out = read_pairs(&out_dir, &folder);
     let err = stderr(&out);
