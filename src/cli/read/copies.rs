@@ -201,8 +201,8 @@ const PARTING_FIELDS: usize = 2;
 /// line names both, and the two are read as one game over two sheets, named after the
 /// first. A continuation sheet with several such first sheets (or one another
 /// continuation also claims), or with one whose header names another game, is a
-/// warning naming them and keeps its error. Runs after [`join_by_content`]: sheets joined as copies
-/// are not looked at.
+/// warning naming them and keeps its error. Runs after [`join_by_content`]: sheets
+/// joined as copies are not looked at.
 pub(super) fn join_continuations(
     todo: &[Job],
     outcomes: &mut [Outcome],
