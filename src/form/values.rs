@@ -57,6 +57,12 @@ pub const REPAIRED_MAX: f32 = 0.79;
 /// reading before its confidence is cut (a digit read as a letter costs a few nats).
 const FIT_SLACK: f32 = 3.0;
 
+/// Nats per Russian letter a month's word scored through its letters' Latin
+/// look-alikes may fall short of the reader's own reading, besides [`FIT_SLACK`]: on
+/// the tune forms a month written clearly fell short by up to 1.4 per letter beyond
+/// it, a wrong month's short word (`мая` for `декабря`) by 4.3 (docs/measurements.md).
+const LOOK_ALIKE_SLACK: f32 = 2.0;
+
 /// Pixels of paper round a box of the form's print taken out of a value box (the
 /// reader's box of a printed word may end a little short of its ink).
 const PRINT_PAD: u32 = 3;
@@ -151,9 +157,10 @@ pub struct SpotText {
     pub number_own: f32,
     /// A date whose reading lacks its month or makes no date: per date a changed
     /// reading makes (each month's spellings in the month's place,
-    /// [`month_candidates`]; one edit, [`date_repairs`]), the text reader's score of
-    /// that text.
-    pub date_scores: Vec<(String, f32)>,
+    /// [`month_candidates`]; one edit, [`date_repairs`]; a Russian month's word,
+    /// [`russian_month_candidates`]), the text reader's score of that text and the
+    /// Russian letters it scores through their look-alikes.
+    pub date_scores: Vec<(String, f32, usize)>,
     /// The text reader's score of its own reading, where `date_scores` are scored.
     pub date_own: f32,
     /// The box holds the printed result options, not a written result.
@@ -275,16 +282,22 @@ pub fn look(
                         words.push(&line.0);
                         let mut scores = reader.score_all(crop, &words);
                         text.date_own = scores.pop().unwrap_or(f32::NEG_INFINITY);
-                        text.date_scores =
-                            changed.into_iter().map(|(d, _)| d).zip(scores).collect();
+                        text.date_scores = changed
+                            .into_iter()
+                            .zip(scores)
+                            .map(|((d, _), p)| (d, p, 0))
+                            .collect();
                         let spelt: Vec<&str> = russian.iter().map(|(_, t)| t.as_str()).collect();
                         let scores = reader.score_russian(crop, &spelt);
                         text.date_scores.extend(
                             russian
                                 .into_iter()
-                                .map(|(d, _)| d)
                                 .zip(scores)
-                                .filter(|(_, p)| p.is_finite()),
+                                .filter(|(_, p)| p.is_finite())
+                                .map(|((d, t), p)| {
+                                    let letters = t.chars().filter(|c| is_cyrillic(*c)).count();
+                                    (d, p, letters)
+                                }),
                         );
                     }
                     text.line = Some(line);
@@ -871,7 +884,12 @@ fn read_open(v: &mut ValueRead, s: &SpotText, cyr: bool, name: bool) {
 fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
     let line = s.line.as_ref();
     // The changed readings' dates (see [`SpotText::date_scores`]), likeliest first.
-    let changed = softmax(&s.date_scores);
+    let scored: Vec<(String, f32)> = s
+        .date_scores
+        .iter()
+        .map(|(d, p, _)| (d.clone(), *p))
+        .collect();
+    let changed = softmax(&scored);
     let own = cell.own();
     let chars = cell.greedy.chars().count().max(1) as f32;
     let by_cell = parse_date(&cell.greedy).map(|d| {
@@ -895,13 +913,18 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
     let by_text = by_text.or_else(|| {
         let (_, p) = line?;
         let (d, pd) = changed.first()?.clone();
-        let best = s
+        // A Russian month's word scored through its letters' look-alikes falls
+        // short of the reader's free Latin reading by up to a nat or two per letter
+        // however clearly it is written: that much is no misfit.
+        let (best, slack) = s
             .date_scores
             .iter()
-            .filter(|(r, _)| *r == d)
-            .map(|x| x.1)
-            .fold(f32::NEG_INFINITY, f32::max);
-        let cut = (best - s.date_own.max(best) + FIT_SLACK).min(0.0).exp();
+            .filter(|(r, _, _)| *r == d)
+            .map(|(_, p, letters)| (*p, FIT_SLACK + LOOK_ALIKE_SLACK * *letters as f32))
+            .fold((f32::NEG_INFINITY, FIT_SLACK), |a, b| {
+                if b.0 + b.1 > a.0 + a.1 { b } else { a }
+            });
+        let cut = (best - s.date_own.max(best) + slack).min(0.0).exp();
         (pd >= REPAIR_FLOOR).then(|| (d, p * pd * cut))
     });
     let cell_date = by_cell.as_ref().map(|d| d.0.clone());
@@ -2085,6 +2108,54 @@ mod tests {
         // `21` is still round 21, and a board is never dotted.
         assert_eq!(read("21", "round").value.as_deref(), Some("21"));
         assert_ne!(read("2.1", "board").value.as_deref(), Some("2.1"));
+    }
+
+    #[test]
+    fn a_russian_month_scored_through_look_alikes_is_no_misfit() {
+        let a = Alphabet::new("_0123456789.".chars().collect(), 0);
+        let floor = crate::decode::DecodeParams::default().reading.read_floor;
+        // `10 сентября 2023` read `10 c e = Y = 6ρ = 2023` (no date): the text
+        // reader's scores as measured on a tune sheet, its own reading 8 nats above
+        // the month's word.
+        let read = |scores: Vec<(String, f32, usize)>, own: f32| {
+            let cell_scores = crate::form::result::test_readings::clean("12", &a);
+            let mut cell = Cell::new(&cell_scores, &a, floor);
+            let mut s = open_spot("date", "10 c e = Y = 6ρ = 2023", 0.8, None);
+            s.date_scores = scores;
+            s.date_own = own;
+            let mut v = ValueRead::default();
+            read_date(&mut v, &mut cell, &s);
+            v
+        };
+        let v = read(
+            vec![
+                ("2023.09.10".into(), -13.9, 8),
+                ("2023.12.10".into(), -25.9, 7),
+            ],
+            -5.7,
+        );
+        assert_eq!(v.value.as_deref(), Some("2023.09.10"), "{v:?}");
+        assert!(v.confidence > VALUE_FLOOR, "{v:?}");
+        assert!(v.confidence <= REPAIRED_MAX, "made, not read: {v:?}");
+        // A short month's word 16 nats below (`мая`, 3 letters, for `декабря`
+        // read `102m~ma.2013`) is a misfit.
+        let v = read(
+            vec![
+                ("2023.05.10".into(), -20.0, 3),
+                ("2023.11.10".into(), -24.5, 6),
+            ],
+            -4.0,
+        );
+        assert!(v.confidence < VALUE_FLOOR, "{v:?}");
+        // And so is a date one edit of a Latin reading makes that far below.
+        let v = read(
+            vec![
+                ("2023.09.10".into(), -13.9, 0),
+                ("2023.12.10".into(), -25.9, 0),
+            ],
+            -5.7,
+        );
+        assert!(v.confidence < VALUE_FLOOR, "{v:?}");
     }
 
     #[test]
