@@ -1387,7 +1387,9 @@ fn place_values(
                 };
                 [x0, y0, x1.saturating_sub(x0).max(1), y1 - y0]
             };
-            let right_box = {
+            // The rows a value beside the label may take: between the middles of the
+            // gaps to the labels above and below, under any print above.
+            let (right_box, right_rows) = {
                 let x0 = lx1 + lh / 4;
                 let mid_above = if above > 0 {
                     (above + ly) / 2
@@ -1421,7 +1423,8 @@ fn place_values(
                     Some((_, e)) => right_end.min(e + lh / 2),
                     None => right_end,
                 };
-                [x0, y0, x1.saturating_sub(x0).max(1), y1 - y0]
+                let rows = (mid_above.max(print_above), mid_below.min(ph));
+                ([x0, y0, x1.saturating_sub(x0).max(1), y1 - y0], rows)
             };
             // Writing seen in one place and not the other decides; a blank form
             // keeps the form's geometry. Writing beside another label, on its row,
@@ -1439,25 +1442,52 @@ fn place_values(
                     })
                     .count()
             };
-            let value_box = match (holds(right_box) > 0, holds(below_box) > 0) {
-                (true, false) => right_box,
-                (false, true) => below_box,
-                _ if geometric_below => below_box,
-                _ => right_box,
+            let beside = match (holds(right_box) > 0, holds(below_box) > 0) {
+                (true, false) => true,
+                (false, true) => false,
+                _ => !geometric_below,
+            };
+            let value_box = if beside {
+                // A hand writes taller than the form prints: the lines of writing the
+                // box holds are taken whole, as far as the rows it may take (digits'
+                // tops cut off read as other digits).
+                let [bx, by, bw, bh] = right_box;
+                let (top, foot) = writing
+                    .iter()
+                    .filter(|(_, owner)| owner.is_none_or(|o| o == l.bbox))
+                    .map(|(w, _)| *w)
+                    .filter(|w| {
+                        let (cx, cy) = centre(*w);
+                        cx >= bx as f32
+                            && cx <= (bx + bw) as f32
+                            && cy >= by as f32
+                            && cy <= (by + bh) as f32
+                    })
+                    .fold((by, by + bh), |(t, f), w| (t.min(w[1]), f.max(w[1] + w[3])));
+                let (top, foot) = (top.max(right_rows.0), foot.min(right_rows.1).max(by + bh));
+                [bx, top.min(by), bw, foot - top.min(by)]
+            } else {
+                below_box
             };
             FieldSpot {
                 kind: l.kind,
                 label: l.text.clone(),
                 label_box: l.bbox,
-                value_box: off_table(value_box, l.bbox, table),
+                value_box: off_table(value_box, l.bbox, table, ink),
             }
         })
         .collect()
 }
 
+/// How far (a share of the table's width: 1/this) a photographed table's outer rule
+/// under a value box may stand from its bounding box's edge.
+const TABLE_LEAN: u32 = 30;
+
 /// A value box cut back to the side of the move table its label is on: the moves
-/// are no header value.
-fn off_table(b: [u32; 4], label: [u32; 4], table: Option<[u32; 4]>) -> [u32; 4] {
+/// are no header value. The cut follows the table's outer rule under the box where
+/// it is found (a photographed table's rule leans, and its box's corner stands lower
+/// or higher than the rule under the box).
+fn off_table(b: [u32; 4], label: [u32; 4], table: Option<[u32; 4]>, ink: &Ink) -> [u32; 4] {
     let Some([tx, ty, tw, th]) = table else {
         return b;
     };
@@ -1467,10 +1497,28 @@ fn off_table(b: [u32; 4], label: [u32; 4], table: Option<[u32; 4]>) -> [u32; 4] 
         return b;
     }
     let mid = label[1] + label[3] / 2;
+    let lean = tw / TABLE_LEAN;
+    // Per stretch of the box's width, the rows of the rule within `rows`; the box
+    // keeps clear of all of them.
+    let rule_rows = |rows: std::ops::RangeInclusive<u32>| {
+        let step = (w / 4).max(1);
+        let found: Vec<u32> = (0..4)
+            .filter_map(|i| {
+                let (x0, x1) = (x + i * step, x + (i + 1) * step);
+                let r: Vec<u32> = rows.clone().filter(|&r| ink.line_at(r, x0, x1)).collect();
+                Some((*r.first()?, *r.last()?))
+            })
+            .flat_map(|(a, b)| [a, b])
+            .collect();
+        Some((*found.iter().min()?, *found.iter().max()?))
+    };
     let (y0, y1) = if mid >= ty + th {
-        ((ty + th + 3).max(y), y + h)
+        let foot = rule_rows((ty + th).saturating_sub(lean)..=ty + th + 2)
+            .map_or(ty + th, |(_, last)| last);
+        ((foot + 3).max(y), y + h)
     } else if mid < ty {
-        (y, (ty.saturating_sub(3)).min(y + h))
+        let top = rule_rows(ty.saturating_sub(2)..=ty + lean).map_or(ty, |(first, _)| first);
+        (y, (top.saturating_sub(3)).min(y + h))
     } else {
         (y, y + h)
     };
@@ -2486,6 +2534,35 @@ mod tests {
     }
 
     #[test]
+    fn a_value_box_below_a_leaning_table_starts_under_the_rule_it_stands_on() {
+        // The table's box ends at row 400 (its left end's rule); under the value
+        // box, right, the rule leans up to rows 385..388.
+        let mut page = GrayImage::from_pixel(1000, 600, image::Luma([235]));
+        paint(&mut page, 100..500, 397..400, 20);
+        paint(&mut page, 500..900, 385..388, 20);
+        let ink = Ink::new(&page);
+        let table = Some([100, 100, 800, 300]);
+        let label = [520, 410, 60, 20];
+        let b = off_table([600, 380, 300, 60], label, table, &ink);
+        assert_eq!(b, [600, 391, 300, 49], "the writing's top is kept");
+        // Without a rule under the box (or none found), the table's box decides.
+        let blank = GrayImage::from_pixel(1000, 600, image::Luma([235]));
+        let b = off_table([600, 380, 300, 60], label, table, &Ink::new(&blank));
+        assert_eq!(b, [600, 403, 300, 37]);
+        // And above the table, its top rule where it leans down under the box.
+        let mut page = GrayImage::from_pixel(1000, 600, image::Luma([235]));
+        paint(&mut page, 100..500, 100..103, 20);
+        paint(&mut page, 500..900, 112..115, 20);
+        let b = off_table(
+            [600, 60, 300, 70],
+            [520, 70, 60, 20],
+            table,
+            &Ink::new(&page),
+        );
+        assert_eq!(b, [600, 60, 300, 48]);
+    }
+
+    #[test]
     fn a_slanted_tables_foot_leaves_the_labels_beside_its_higher_end_read() {
         let page = GrayImage::new(1300, 1800);
         // Two blocks of cells, 40 high; the right block's foot 60 pixels lower (a
@@ -2535,6 +2612,26 @@ mod tests {
                 .map(|(i, c)| (c, bbox[0] + (2 * i as u32 + 1) * bbox[2] / (2 * n)))
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_value_written_taller_than_the_label_is_taken_whole() {
+        // `Date:` printed 20 high; the date written beside it 48 high, its top 18
+        // pixels over the label's (a box 3/4 of a label over it would cut the
+        // digits' tops off).
+        let page = GrayImage::from_pixel(1240, 400, image::Luma([235]));
+        let lines = [
+            line("Date:", [600, 200, 60, 20]),
+            line("27.09.2014", [690, 182, 220, 48]),
+        ];
+        let form = form_from_lines(&page, None, &lines);
+        let date = spot(&form, FieldKind::Date);
+        let [_, y, _, h] = date.value_box;
+        assert!(y <= 182 && y + h >= 230, "{date:?}");
+        // Nothing written: the box is the label's row, as before.
+        let form = form_from_lines(&page, None, &lines[..1]);
+        let [_, y, _, h] = spot(&form, FieldKind::Date).value_box;
+        assert_eq!((y, y + h), (185, 230));
     }
 
     #[test]
