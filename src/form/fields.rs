@@ -1448,24 +1448,52 @@ fn place_values(
                 _ => !geometric_below,
             };
             let value_box = if beside {
-                // A hand writes taller than the form prints: the lines of writing the
-                // box holds are taken whole, as far as the rows it may take (digits'
-                // tops cut off read as other digits).
+                // The lines of writing the box holds are taken whole, as far as the
+                // rows it may take: a hand writes taller than the form prints (digits'
+                // tops cut off read as other digits). The writing of the rows above
+                // and below it, where it reaches into the box, is no part of it.
                 let [bx, by, bw, bh] = right_box;
-                let (top, foot) = writing
+                let inside = |w: [u32; 4]| {
+                    let (cx, cy) = centre(w);
+                    cx >= bx as f32
+                        && cx <= (bx + bw) as f32
+                        && cy >= by as f32
+                        && cy <= (by + bh) as f32
+                };
+                let held = writing
                     .iter()
                     .filter(|(_, owner)| owner.is_none_or(|o| o == l.bbox))
                     .map(|(w, _)| *w)
-                    .filter(|w| {
-                        let (cx, cy) = centre(*w);
-                        cx >= bx as f32
-                            && cx <= (bx + bw) as f32
-                            && cy >= by as f32
-                            && cy <= (by + bh) as f32
-                    })
-                    .fold((by, by + bh), |(t, f), w| (t.min(w[1]), f.max(w[1] + w[3])));
-                let (top, foot) = (top.max(right_rows.0), foot.min(right_rows.1).max(by + bh));
-                [bx, top.min(by), bw, foot - top.min(by)]
+                    .filter(|w| inside(*w))
+                    .fold(None, |rows: Option<(u32, u32)>, w| {
+                        let (t, f) = rows.unwrap_or((w[1], w[1] + w[3]));
+                        Some((t.min(w[1]), f.max(w[1] + w[3])))
+                    });
+                let (mut top, mut foot) = match held {
+                    Some((t, f)) => (
+                        t.min(by).max(right_rows.0),
+                        f.max(by + bh).min(right_rows.1),
+                    ),
+                    None => (by, by + bh),
+                };
+                for (w, owner) in &writing {
+                    let mine = owner.is_none_or(|o| o == l.bbox) && inside(*w);
+                    if mine || overlap(w[0], w[0] + w[2], bx, bx + bw) == 0 {
+                        continue;
+                    }
+                    let (_, cy) = centre(*w);
+                    if cy < ly as f32 {
+                        top = top.max(w[1] + w[3]);
+                    } else if cy > ly1 as f32 {
+                        foot = foot.min(w[1]);
+                    }
+                }
+                if let Some((t, f)) = held {
+                    top = top.min(t.max(right_rows.0));
+                    foot = foot.max(f.min(right_rows.1));
+                }
+                let foot = foot.max(top + 1);
+                [bx, top, bw, foot - top]
             } else {
                 below_box
             };
@@ -2628,6 +2656,18 @@ mod tests {
         let date = spot(&form, FieldKind::Date);
         let [_, y, _, h] = date.value_box;
         assert!(y <= 182 && y + h >= 230, "{date:?}");
+        // The event written over it, its line's foot in the date's rows: the date's
+        // box starts under it.
+        let over = [
+            line("Event:", [600, 150, 70, 20]),
+            line("Open Championship", [700, 140, 400, 65]),
+            line("Date:", [600, 200, 60, 20]),
+            line("27.09.2014", [690, 192, 220, 40]),
+        ];
+        let form = form_from_lines(&page, None, &over);
+        let [_, y, _, h] = spot(&form, FieldKind::Date).value_box;
+        assert_eq!(y, 192, "{h}");
+        assert!(y + h >= 230, "{h}");
         // Nothing written: the box is the label's row, as before.
         let form = form_from_lines(&page, None, &lines[..1]);
         let [_, y, _, h] = spot(&form, FieldKind::Date).value_box;

@@ -987,11 +987,16 @@ fn read_date(v: &mut ValueRead, cell: &mut Cell, s: &SpotText) {
 /// (`1982` on an old sheet) is all there is to read.
 fn date_share(date: &str, written: &str) -> f32 {
     let known = date.split('.').filter(|p| !p.contains('?')).count();
-    let parts = written
+    let parts: Vec<&str> = written
         .split(|c: char| !c.is_alphanumeric())
         .filter(|p| !p.is_empty())
-        .count();
-    if parts == 1 && date.ends_with(".??.??") && !date.starts_with('?') {
+        .collect();
+    // (Eight digits run together are a whole date misread, not a year.)
+    if let [year] = parts[..]
+        && year.chars().count() == 4
+        && date.ends_with(".??.??")
+        && !date.starts_with('?')
+    {
         return 1.0;
     }
     known as f32 / 3.0
@@ -2156,6 +2161,16 @@ mod tests {
             -5.7,
         );
         assert!(v.confidence < VALUE_FLOOR, "{v:?}");
+    }
+
+    #[test]
+    fn a_year_alone_is_all_there_is_and_eight_digits_are_not_a_year() {
+        assert_eq!(date_share("1982.??.??", "1982"), 1.0);
+        // `7/2/2017` read `71212017`: the year is a third of what is written.
+        let d = parse_date("71212017").unwrap();
+        assert_eq!(d, "2017.??.??");
+        assert!((date_share(&d, "71212017") - 1.0 / 3.0).abs() < 1e-6);
+        assert!((date_share("2017.02.??", "2.2017") - 2.0 / 3.0).abs() < 1e-6);
     }
 
     #[test]
